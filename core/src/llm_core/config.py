@@ -1,0 +1,146 @@
+"""Settings resolution: constructor arguments, then a TOML file, then environment variables.
+
+API keys are wrapped in :class:`Secret`, whose ``repr`` and ``str`` never show the value.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping, Sequence
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from llm_core.errors import ConfigurationError
+
+CONFIG_ENV = "LLM_CORE_CONFIG"
+
+
+class Secret:
+    """A secret string. ``repr``/``str``/formatting show ``'**********'``; ``reveal()`` gives it."""
+
+    __slots__ = ("_value",)
+
+    def __init__(self, value: str) -> None:
+        if not isinstance(value, str) or not value.strip():
+            raise ConfigurationError("a secret must be a non-empty string")
+        self._value = value
+
+    def reveal(self) -> str:
+        return self._value
+
+    def __repr__(self) -> str:
+        return "Secret('**********')"
+
+    def __str__(self) -> str:
+        return "**********"
+
+    def __format__(self, spec: str) -> str:
+        return "**********"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Secret) and other._value == self._value
+
+    def __hash__(self) -> int:
+        return hash(("Secret", self._value))
+
+    def __reduce__(self) -> Any:  # pickling keeps the value; it is never printed
+        return (Secret, (self._value,))
+
+
+def config_path() -> Path | None:
+    """The TOML config file in force: ``$LLM_CORE_CONFIG`` or ``~/.config/llm-core/config.toml``."""
+    explicit = os.environ.get(CONFIG_ENV)
+    if explicit:
+        return Path(explicit).expanduser()
+    base = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config")
+    candidate = base / "llm-core" / "config.toml"
+    return candidate if candidate.is_file() else None
+
+
+@lru_cache(maxsize=8)
+def _load_toml(path: str, mtime: float) -> Mapping[str, Any]:
+    import tomllib
+
+    try:
+        with open(path, "rb") as handle:
+            return tomllib.load(handle)
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigurationError(f"cannot read config file {path}: {exc}") from exc
+
+
+def load_config_file(path: Path | None = None) -> Mapping[str, Any]:
+    """The parsed TOML config (empty when there is none). Cached until the file changes."""
+    target = path or config_path()
+    if target is None:
+        return {}
+    if not target.is_file():
+        if path is not None or os.environ.get(CONFIG_ENV):
+            raise ConfigurationError(f"config file {target} does not exist (set by {CONFIG_ENV})")
+        return {}
+    return _load_toml(str(target), target.stat().st_mtime)
+
+
+def provider_section(identifier: str, path: Path | None = None) -> Mapping[str, Any]:
+    """The ``[providers.<identifier>]`` table of the config file."""
+    providers = load_config_file(path).get("providers", {})
+    section = providers.get(identifier, {}) if isinstance(providers, Mapping) else {}
+    return section if isinstance(section, Mapping) else {}
+
+
+def resolve_setting(
+    name: str,
+    explicit: Any,
+    *,
+    section: Mapping[str, Any],
+    env: Sequence[str] = (),
+) -> Any:
+    """First of: the explicit value, the config file's ``name``, the first set env variable."""
+    if explicit is not None:
+        return explicit
+    if section.get(name) is not None:
+        return section[name]
+    for variable in env:
+        value = os.environ.get(variable)
+        if value:
+            return value
+    return None
+
+
+def resolve_api_key(
+    provider: str,
+    explicit: str | Secret | None,
+    *,
+    section: Mapping[str, Any],
+    env: Sequence[str],
+    required: bool = True,
+) -> Secret | None:
+    """The API key as a :class:`Secret`; a clear error naming the variables when it is missing."""
+    value = resolve_setting("api_key", explicit, section=section, env=env)
+    if value is None or (isinstance(value, str) and not value.strip()):
+        if not required:
+            return None
+        variables = " or ".join(env) if env else "the provider's key variable"
+        raise ConfigurationError(
+            f"no API key for provider {provider!r}: set {variables}, pass api_key=..., or add "
+            f"api_key to [providers.{provider}] in {config_path() or '~/.config/llm-core/config.toml'}",
+            provider=provider,
+        )
+    return value if isinstance(value, Secret) else Secret(str(value))
+
+
+def routing_preference(path: Path | None = None) -> tuple[str, ...]:
+    """Preferred provider order: ``$LLM_CORE_PREFER`` (comma list), else ``[routing] prefer``."""
+    env = os.environ.get("LLM_CORE_PREFER")
+    if env:
+        return tuple(p.strip() for p in env.split(",") if p.strip())
+    routing = load_config_file(path).get("routing", {})
+    prefer = routing.get("prefer", ()) if isinstance(routing, Mapping) else ()
+    if isinstance(prefer, str):
+        return (prefer,)
+    return tuple(str(p) for p in prefer)
+
+
+if sys.version_info < (3, 11):  # pragma: no cover - tomllib is 3.11+
+    raise ImportError("llm-core needs Python 3.11 or newer")

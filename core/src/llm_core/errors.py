@@ -1,0 +1,210 @@
+"""The error taxonomy. Every failure a user can see is one of these.
+
+Provider failures keep the SDK exception as ``__cause__`` (``raise ... from``).
+``retryable`` says whether the same request may succeed when sent again;
+``fallback`` whether the router may try the next capable provider.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+
+class LLMError(Exception):
+    """Base class of every error raised by llm-core and its plugins."""
+
+    retryable: bool = False
+    fallback: bool = False
+
+    def __init__(self, message: str, *, provider: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.provider = provider
+
+    def __str__(self) -> str:
+        return f"[{self.provider}] {self.message}" if self.provider else self.message
+
+
+# --- setup and registry -------------------------------------------------------------
+
+
+class ConfigurationError(LLMError):
+    """A setting is missing or invalid (e.g. no API key: names the variable to set)."""
+
+
+class UnknownFeatureError(LLMError, ValueError):
+    """A feature name that is not part of :class:`~llm_core.Feature`."""
+
+    def __init__(self, value: object, valid: Sequence[str]) -> None:
+        self.value = value
+        self.valid = tuple(valid)
+        super().__init__(f"unknown feature {value!r}; valid features are: {', '.join(valid)}")
+
+
+class PluginLoadError(LLMError):
+    """A plugin distribution could not be loaded or registered an invalid spec."""
+
+    def __init__(self, message: str, *, distribution: str | None = None) -> None:
+        self.distribution = distribution
+        prefix = f"plugin {distribution!r}: " if distribution else ""
+        super().__init__(prefix + message)
+
+
+class DuplicateProviderError(PluginLoadError):
+    """Two plugins registered the same provider identifier."""
+
+
+class UnknownProviderError(LLMError, KeyError):
+    """No provider is registered under this identifier."""
+
+    def __init__(self, identifier: str, known: Sequence[str]) -> None:
+        self.identifier = identifier
+        hint = ", ".join(known) if known else "none (install a plugin, e.g. core-gemini-plugin)"
+        super().__init__(f"unknown provider {identifier!r}; registered providers: {hint}")
+
+    def __str__(self) -> str:  # KeyError would repr() the message otherwise
+        return self.message
+
+
+class UnsupportedFeatureError(LLMError):
+    """The provider (or the chosen model) does not offer the requested feature."""
+
+
+class NoMatchingProviderError(LLMError):
+    """No registered provider offers all requested features."""
+
+    def __init__(self, message: str, *, missing: Sequence[str] = ()) -> None:
+        self.missing = tuple(missing)
+        super().__init__(message)
+
+
+class InvalidInputError(LLMError, ValueError):
+    """The caller's input is invalid; raised before any request is sent."""
+
+
+# --- provider failures ------------------------------------------------------------
+
+
+class ProviderError(LLMError):
+    """A provider call failed. ``status_code`` is the HTTP status when there was one."""
+
+    def __init__(
+        self, message: str, *, provider: str | None = None, status_code: int | None = None
+    ) -> None:
+        super().__init__(message, provider=provider)
+        self.status_code = status_code
+
+
+class AuthenticationError(ProviderError):
+    """The API key was rejected or lacks permission."""
+
+
+class PermissionDeniedError(AuthenticationError):
+    """The key is valid but not allowed to use this resource or model."""
+
+
+class NotFoundError(ProviderError):
+    """The model or resource does not exist (or is not visible to this key)."""
+
+
+class InvalidRequestError(ProviderError):
+    """The provider rejected the request as malformed; retrying will not help."""
+
+
+class ContextLengthExceededError(InvalidRequestError):
+    """The input is longer than the model's context window."""
+
+
+class ContentFilteredError(ProviderError):
+    """The prompt or the response was blocked by the provider's safety system or refused."""
+
+
+class InvalidResponseError(ProviderError):
+    """The provider answered, but not with what was asked (bad JSON, schema mismatch, no image).
+
+    ``raw`` holds the raw text that could not be used.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        provider: str | None = None,
+        raw: str | None = None,
+        status_code: int | None = None,
+    ) -> None:
+        super().__init__(message, provider=provider, status_code=status_code)
+        self.raw = raw
+
+
+class InvalidDecisionResponse(InvalidResponseError):
+    """A decision answer is missing or invalid; names the question key and the reason."""
+
+    def __init__(
+        self, reason: str, *, provider: str | None = None, key: str | None = None
+    ) -> None:
+        self.key = key
+        self.reason = reason
+        where = f"question {key!r}: " if key else ""
+        super().__init__(f"invalid decision response: {where}{reason}", provider=provider)
+
+
+class TransientError(ProviderError):
+    """A failure that may go away when the request is sent again."""
+
+    retryable = True
+    fallback = True
+
+
+class RateLimitError(TransientError):
+    """Rate limit or quota exhausted. ``retry_after`` (seconds) is the provider's hint."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        provider: str | None = None,
+        status_code: int | None = 429,
+        retry_after: float | None = None,
+    ) -> None:
+        super().__init__(message, provider=provider, status_code=status_code)
+        self.retry_after = retry_after
+
+
+class ServerError(TransientError):
+    """The provider failed on its side (HTTP 5xx)."""
+
+
+class ProviderTimeoutError(TransientError):
+    """The request took longer than the configured timeout."""
+
+
+class ProviderConnectionError(TransientError):
+    """The provider could not be reached (DNS, refused, reset)."""
+
+
+__all__ = [
+    "AuthenticationError",
+    "ConfigurationError",
+    "ContentFilteredError",
+    "ContextLengthExceededError",
+    "DuplicateProviderError",
+    "InvalidDecisionResponse",
+    "InvalidInputError",
+    "InvalidRequestError",
+    "InvalidResponseError",
+    "LLMError",
+    "NoMatchingProviderError",
+    "NotFoundError",
+    "PermissionDeniedError",
+    "PluginLoadError",
+    "ProviderConnectionError",
+    "ProviderError",
+    "ProviderTimeoutError",
+    "RateLimitError",
+    "ServerError",
+    "TransientError",
+    "UnknownFeatureError",
+    "UnknownProviderError",
+    "UnsupportedFeatureError",
+]

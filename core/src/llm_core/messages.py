@@ -1,0 +1,199 @@
+"""Chat messages and their content parts."""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Iterable, Mapping, Sequence
+from enum import Enum
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+
+from llm_core.errors import InvalidInputError
+from llm_core.tools import ToolCall
+
+
+class Role(str, Enum):
+    SYSTEM = "system"
+    USER = "user"
+    ASSISTANT = "assistant"
+    TOOL = "tool"
+
+
+class TextPart(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    type: Literal["text"] = "text"
+    text: str
+
+
+class _BinaryPart(BaseModel):
+    """Inline bytes (``data``) or a URL, with a MIME type."""
+
+    model_config = ConfigDict(frozen=True)
+
+    data: bytes | None = None
+    url: str | None = None
+    mime_type: str | None = None
+
+    @field_validator("data", mode="before")
+    @classmethod
+    def _decode_base64(cls, value: Any) -> Any:
+        if isinstance(value, str):  # base64 text, with or without a data: URL prefix
+            payload = value.split(",", 1)[1] if value.startswith("data:") else value
+            try:
+                return base64.b64decode(payload, validate=True)
+            except ValueError as exc:
+                raise ValueError("data must be bytes or base64 text") from exc
+        return value
+
+    @model_validator(mode="after")
+    def _one_source(self) -> _BinaryPart:
+        if (self.data is None) == (self.url is None):
+            raise ValueError("give exactly one of data (bytes) or url")
+        if self.data is not None and not self.data:
+            raise ValueError("data is empty")
+        return self
+
+    @property
+    def size(self) -> int:
+        return len(self.data) if self.data is not None else 0
+
+    def base64(self) -> str:
+        return base64.b64encode(self.data or b"").decode("ascii")
+
+    def __repr__(self) -> str:  # never dump megabytes of bytes into a repr
+        source = f"{self.size} bytes" if self.data is not None else repr(self.url)
+        return f"{type(self).__name__}({source}, mime_type={self.mime_type!r})"
+
+
+class ImagePart(_BinaryPart):
+    type: Literal["image"] = "image"
+
+
+class DocumentPart(_BinaryPart):
+    type: Literal["document"] = "document"
+    name: str | None = None
+
+
+ContentPart = Annotated[TextPart | ImagePart | DocumentPart, Field(discriminator="type")]
+
+
+class ChatMessage(BaseModel):
+    """One chat turn. ``content`` is a string or a list of parts.
+
+    Assistant turns may carry ``tool_calls``; tool turns carry ``tool_call_id`` (and ``name``).
+    Extra keys of plain mappings are kept (``model_extra``) for provider-specific use.
+    """
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    role: Role
+    content: str | list[ContentPart] = ""
+    name: str | None = None
+    tool_calls: list[ToolCall] | None = None
+    tool_call_id: str | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("content", mode="before")
+    @classmethod
+    def _parts_from_strings(cls, value: Any) -> Any:
+        if value is None:
+            return ""
+        if isinstance(value, list):
+            return [{"type": "text", "text": p} if isinstance(p, str) else p for p in value]
+        return value
+
+    @model_validator(mode="after")
+    def _check_roles(self) -> ChatMessage:
+        if self.role is Role.TOOL and not (self.tool_call_id or self.name):
+            raise ValueError("a tool message needs tool_call_id (or the tool's name)")
+        if self.tool_calls and self.role is not Role.ASSISTANT:
+            raise ValueError("only assistant messages carry tool_calls")
+        return self
+
+    @property
+    def text(self) -> str:
+        """The text of the message (text parts joined without separator)."""
+        if isinstance(self.content, str):
+            return self.content
+        return "".join(p.text for p in self.content if isinstance(p, TextPart))
+
+    @property
+    def parts(self) -> list[TextPart | ImagePart | DocumentPart]:
+        """Content as a list of parts (a string becomes one text part, empty gives none)."""
+        if isinstance(self.content, str):
+            return [TextPart(text=self.content)] if self.content else []
+        return list(self.content)
+
+    @classmethod
+    def system(cls, content: str) -> ChatMessage:
+        return cls(role=Role.SYSTEM, content=content)
+
+    @classmethod
+    def user(cls, content: str | Sequence[TextPart | ImagePart | DocumentPart | str]) -> ChatMessage:
+        return cls(role=Role.USER, content=content if isinstance(content, str) else list(content))  # type: ignore[arg-type]
+
+    @classmethod
+    def assistant(cls, content: str = "", tool_calls: Sequence[ToolCall] | None = None) -> ChatMessage:
+        return cls(role=Role.ASSISTANT, content=content, tool_calls=list(tool_calls) if tool_calls else None)
+
+    @classmethod
+    def tool(cls, tool_call_id: str, content: str, name: str | None = None) -> ChatMessage:
+        return cls(role=Role.TOOL, content=content, tool_call_id=tool_call_id, name=name)
+
+
+MessageLike = ChatMessage | Mapping[str, Any]
+
+
+def normalize_messages(messages: Iterable[MessageLike] | str) -> list[ChatMessage]:
+    """Turn typed messages, plain ``{"role", "content"}`` mappings or one string into messages.
+
+    Raises :class:`InvalidInputError` (nothing is sent) for an empty list, an unknown role or
+    malformed content, naming the message index.
+    """
+    if isinstance(messages, str):
+        if not messages.strip():
+            raise InvalidInputError("the prompt is empty: give some text to send")
+        return [ChatMessage(role=Role.USER, content=messages)]
+    result: list[ChatMessage] = []
+    for index, message in enumerate(messages):
+        if isinstance(message, ChatMessage):
+            result.append(message)
+            continue
+        if not isinstance(message, Mapping):
+            raise InvalidInputError(
+                f"message {index} must be a ChatMessage or a mapping with 'role' and 'content', "
+                f"not {type(message).__name__}"
+            )
+        try:
+            result.append(ChatMessage.model_validate(dict(message)))
+        except ValidationError as exc:
+            raise InvalidInputError(f"message {index} is invalid: {_first_error(exc)}") from None
+    if not result:
+        raise InvalidInputError("no messages given: send at least one user message")
+    if all(m.role is Role.SYSTEM for m in result):
+        raise InvalidInputError("only system messages given: add a user message")
+    return result
+
+
+def split_system(messages: Sequence[ChatMessage]) -> tuple[str | None, list[ChatMessage]]:
+    """Separate system text (joined with blank lines) from the conversation turns."""
+    system = [m.text for m in messages if m.role is Role.SYSTEM]
+    rest = [m for m in messages if m.role is not Role.SYSTEM]
+    return ("\n\n".join(system) if system else None), rest
+
+
+def _first_error(exc: ValidationError) -> str:
+    err = exc.errors()[0]
+    where = ".".join(str(p) for p in err.get("loc", ()))
+    if where == "role":
+        return "role must be one of system, user, assistant, tool"
+    return f"{where}: {err.get('msg')}" if where else str(err.get("msg"))

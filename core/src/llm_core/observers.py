@@ -1,0 +1,80 @@
+"""Dispatch of the observer hooks (before request, after response, on error).
+
+The registry installs its plugin manager here when it is built; with no observer registered the
+cost of a call is one attribute check.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+from typing import Any
+
+from llm_core.hooks import hookimpl
+
+_hooks: Any = None  # pluggy HookRelay of the active registry, or None
+_active = False
+_call_ids = itertools.count(1)
+
+logger = logging.getLogger("llm_core.calls")
+
+
+def install(hook_relay: Any) -> None:
+    """Route events to ``hook_relay`` (called by the registry)."""
+    global _hooks, _active
+    _hooks = hook_relay
+    _active = hook_relay is not None and any(
+        getattr(hook_relay, name).get_hookimpls()
+        for name in ("llm_core_before_request", "llm_core_after_response", "llm_core_on_error")
+    )
+
+
+def active() -> bool:
+    return _active
+
+
+def next_call_id() -> int:
+    return next(_call_ids)
+
+
+def emit(hook_name: str, event: dict[str, Any]) -> None:
+    """Call every observer of ``hook_name``; an observer's exception is logged, never raised."""
+    if not _active:
+        return
+    try:
+        getattr(_hooks, hook_name)(event=event)
+    except Exception:  # an observer must never break a call
+        logger.exception("observer hook %s failed", hook_name)
+
+
+class LoggingObserver:
+    """Built-in observer: logs every call at DEBUG level on the ``llm_core.calls`` logger."""
+
+    @hookimpl
+    def llm_core_before_request(self, event: dict[str, Any]) -> None:
+        if logger.isEnabledFor(logging.DEBUG):
+            logger.debug(
+                "call %s: %s %s model=%s attempt=%s features=%s",
+                event.get("call_id"), event.get("provider"), event.get("operation"),
+                event.get("model"), event.get("attempt"), event.get("features"),
+            )
+
+    @hookimpl
+    def llm_core_after_response(self, event: dict[str, Any]) -> None:
+        if logger.isEnabledFor(logging.DEBUG):
+            logger.debug(
+                "call %s: %s answered in %.1f ms after %s attempt(s), usage=%s%s",
+                event.get("call_id"), event.get("provider"), event.get("latency_ms", 0.0),
+                event.get("attempts"), event.get("usage"),
+                f" (fallback from {event['fallback_from']})" if event.get("fallback_from") else "",
+            )
+
+    @hookimpl
+    def llm_core_on_error(self, event: dict[str, Any]) -> None:
+        if logger.isEnabledFor(logging.DEBUG):
+            error = event.get("error")
+            logger.debug(
+                "call %s: %s attempt %s failed with %s: %s (retry: %s)",
+                event.get("call_id"), event.get("provider"), event.get("attempt"),
+                type(error).__name__, error, event.get("will_retry"),
+            )

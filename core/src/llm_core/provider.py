@@ -1,0 +1,543 @@
+"""The provider base class that plugins subclass.
+
+A plugin writes, per operation, a pure request mapper (``map_*``), the SDK call in sync and
+async form (``_send_*`` / ``_asend_*``), a pure response parser (``parse_*``) and one error
+mapper (``map_error``). Everything else (validation, retries, observers, timing, stream event
+order) lives here once and serves both the sync methods and the :attr:`aio` twins.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
+
+from llm_core import observers
+from llm_core.config import Secret, provider_section, resolve_api_key, resolve_setting
+from llm_core.errors import (
+    ConfigurationError,
+    InvalidInputError,
+    LLMError,
+    PluginLoadError,
+    ProviderConnectionError,
+    ProviderError,
+    UnsupportedFeatureError,
+)
+from llm_core.features import Feature
+from llm_core.messages import ChatMessage, DocumentPart, ImagePart, MessageLike, Role
+from llm_core.requests import ChatRequest, Prompt, ThinkingOptions, build, coerce_prompt
+from llm_core.responses import CompletionResponse, ConnectionStatus
+from llm_core.retry import RetryPolicy
+from llm_core.specs import ProviderSpec
+from llm_core.streaming import CallContext, StreamEvent, StreamEventType, StreamMetadata
+
+if TYPE_CHECKING:
+    from llm_core.aio import AsyncProvider
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+class StreamParser(Protocol):
+    """Turns SDK stream chunks into TOKEN events, incrementally.
+
+    ``feed`` may raise an :class:`LLMError` (e.g. an error event in the stream); ``finish``
+    gives the metadata (usage, stop reason, tool calls) once the stream is exhausted.
+    """
+
+    def feed(self, chunk: Any) -> Sequence[StreamEvent]: ...
+
+    def finish(self) -> StreamMetadata: ...
+
+
+class BaseProvider:
+    """Common behaviour of every provider. Subclass it together with capability mixins."""
+
+    #: The spec this class implements (set by the plugin; the registry may pass another).
+    spec: ClassVar[ProviderSpec | None] = None
+    #: Setting name → environment variables read when neither argument nor config file sets it.
+    env_settings: ClassVar[Mapping[str, tuple[str, ...]]] = {}
+    #: Default request timeout in seconds.
+    default_timeout: ClassVar[float] = 60.0
+
+    def __init__(
+        self,
+        *,
+        spec: ProviderSpec | None = None,
+        api_key: str | Secret | None = None,
+        model: str | None = None,
+        base_url: str | None = None,
+        timeout: float | None = None,
+        retry: RetryPolicy | Mapping[str, Any] | None = None,
+        config_file: str | Path | None = None,
+        **options: Any,
+    ) -> None:
+        chosen = spec or type(self).spec
+        if chosen is None:
+            raise PluginLoadError(f"{type(self).__name__} has no ProviderSpec")
+        self._spec = chosen
+        self._config_file = Path(config_file) if config_file else None
+        self._explicit: dict[str, Any] = {
+            "api_key": api_key, "model": model, "base_url": base_url, "timeout": timeout,
+            "retry": retry, **options,
+        }
+        self._check_declared_features()
+        self._apply_settings()
+        self._aio: AsyncProvider | None = None
+
+    # -- settings -------------------------------------------------------------------------
+
+    def _apply_settings(self) -> None:
+        section = provider_section(self.identifier, self._config_file)
+        explicit = self._explicit
+        self.api_key: Secret | None = resolve_api_key(
+            self.identifier, explicit.get("api_key"), section=section,
+            env=self._spec.credential_env, required=self._spec.requires_credentials,
+        )
+
+        def setting(name: str) -> Any:
+            return resolve_setting(name, explicit.get(name), section=section,
+                                   env=self.env_settings.get(name, ()))
+
+        self._model: str | None = setting("model") or self._spec.default_model
+        self.base_url: str | None = setting("base_url")
+        timeout = setting("timeout")
+        try:
+            self.timeout = float(timeout) if timeout is not None else self.default_timeout
+        except (TypeError, ValueError):
+            raise ConfigurationError(f"timeout must be a number of seconds, got {timeout!r}",
+                                     provider=self.identifier) from None
+        if self.timeout <= 0:
+            raise ConfigurationError("timeout must be positive", provider=self.identifier)
+        retry = explicit.get("retry")
+        if retry is None:
+            retry = section.get("retry", {})
+        self.retry_policy = retry if isinstance(retry, RetryPolicy) else RetryPolicy.from_mapping(retry)
+        reserved = {"api_key", "model", "base_url", "timeout", "retry"}
+        file_options = {k: v for k, v in section.items() if k not in reserved}
+        self.options: dict[str, Any] = {
+            **file_options, **{k: v for k, v in explicit.items() if k not in reserved}
+        }
+        self._reset_clients()
+
+    def configure(self, config: Mapping[str, Any]) -> None:
+        """Change settings (same names as the constructor); clients are rebuilt on next use."""
+        self._explicit.update(config)
+        self._apply_settings()
+
+    def _reset_clients(self) -> None:
+        """Drop cached SDK clients (plugins override to clear their own)."""
+
+    # -- identity and capabilities ---------------------------------------------------------
+
+    @property
+    def provider_spec(self) -> ProviderSpec:
+        return self._spec
+
+    @property
+    def identifier(self) -> str:
+        return self._spec.identifier
+
+    @property
+    def name(self) -> str:
+        return self._spec.name
+
+    def default_model(self) -> str:
+        if not self._model:
+            raise ConfigurationError(
+                f"no model configured for {self.identifier}: pass model=... ", provider=self.identifier
+            )
+        return self._model
+
+    def is_available(self) -> bool:
+        """Configured and usable (a key is present when one is needed). Sends nothing."""
+        return self.api_key is not None or not self._spec.requires_credentials
+
+    @classmethod
+    def implemented_features(cls) -> frozenset[Feature]:
+        """Features this class implements, from the capability mixins it inherits."""
+        from llm_core.capabilities import implemented_features
+
+        return implemented_features(cls)
+
+    def _check_declared_features(self) -> None:
+        missing = self._spec.features - self.implemented_features()
+        if missing:
+            names = ", ".join(sorted(f.value for f in missing))
+            raise PluginLoadError(
+                f"provider {self.identifier!r} declares {names} but {type(self).__name__} does "
+                "not implement the matching capability interface",
+                distribution=self._spec.distribution,
+            )
+
+    def supports_feature(self, feature: Feature | str, model: str | None = None) -> bool:
+        """Whether ``feature`` is offered (for ``model`` when given). Unknown names raise."""
+        wanted = Feature.parse(feature)
+        return wanted in self.model_features(model) and wanted in self.implemented_features()
+
+    def model_features(self, model: str | None = None) -> frozenset[Feature]:
+        """Features of ``model``; unknown models get :meth:`unknown_model_features`."""
+        if model is not None and self._spec.model(model) is None:
+            return self.unknown_model_features(model)
+        return self._spec.model_features(model)
+
+    def unknown_model_features(self, model: str) -> frozenset[Feature]:
+        """Features assumed for a model missing from the catalogue (option
+        ``unknown_model_features`` overrides; default: the provider-level features)."""
+        configured = self.options.get("unknown_model_features")
+        if configured is not None:
+            from llm_core.features import parse_features
+
+            return parse_features(configured) & self._spec.features
+        return self._spec.features
+
+    def _require(self, feature: Feature, model: str) -> None:
+        if feature not in self.implemented_features() or feature not in self._spec.features:
+            raise UnsupportedFeatureError(
+                f"{self.name} does not support {feature.value}", provider=self.identifier
+            )
+        if feature not in self.model_features(model):
+            raise UnsupportedFeatureError(
+                f"model {model!r} of {self.name} does not support {feature.value}; "
+                f"models that do: {', '.join(m.id for m in self._spec.models if feature in m.features) or 'none'}",
+                provider=self.identifier,
+            )
+
+    @property
+    def aio(self) -> AsyncProvider:
+        """The async twins of every call: ``await provider.aio.chat_completion(...)``."""
+        if self._aio is None:
+            from llm_core.aio import AsyncProvider
+
+            self._aio = AsyncProvider(self)
+        return self._aio
+
+    def __repr__(self) -> str:
+        key = "set" if self.api_key is not None else "missing"
+        return f"<{type(self).__name__} {self.identifier!r} model={self._model!r} api_key={key}>"
+
+    # -- hooks every plugin implements ---------------------------------------------------
+
+    def map_chat_request(self, request: ChatRequest) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def _send_chat(self, payload: dict[str, Any]) -> Any:
+        raise NotImplementedError
+
+    async def _asend_chat(self, payload: dict[str, Any]) -> Any:
+        raise NotImplementedError
+
+    def parse_chat_response(self, raw: Any, request: ChatRequest) -> CompletionResponse:
+        raise NotImplementedError
+
+    def _send_list_models(self) -> list[str]:
+        raise NotImplementedError
+
+    async def _asend_list_models(self) -> list[str]:
+        raise NotImplementedError
+
+    def map_error(self, error: BaseException) -> LLMError:
+        """Map an SDK exception to the taxonomy. The default wraps it as a ProviderError."""
+        return ProviderError(f"{type(error).__name__}: {error}", provider=self.identifier)
+
+    # -- request building (shared by sync and async) ----------------------------------------
+
+    def build_chat_request(
+        self,
+        messages: Sequence[MessageLike] | str | Prompt,
+        *,
+        model: str | None = None,
+        temperature: float | None = None,
+        max_tokens: int | None = None,
+        system: str | None = None,
+        thinking: ThinkingOptions | bool | Mapping[str, Any] | None = None,
+        call_context: CallContext | str | None = None,
+        feature: Feature = Feature.CHAT,
+        **extra: Any,
+    ) -> ChatRequest:
+        """Normalise and validate a chat call; raises :class:`InvalidInputError` before sending."""
+        normalised, prompt_settings = coerce_prompt(messages)
+        if system:
+            normalised = [ChatMessage.system(system), *normalised]
+        chosen = model or prompt_settings.get("model") or self.default_model()
+        self._require(feature, chosen)
+        if thinking is not None and thinking is not False:
+            self._require(Feature.THINKING, chosen)
+        self._check_parts(normalised, chosen)
+        options = dict(extra)
+        fields = {
+            key: options.pop(key)
+            for key in ("top_p", "stop", "tools", "tool_choice", "json_mode", "response_schema")
+            if key in options
+        }
+        return build(  # type: ignore[no-any-return]
+            ChatRequest,
+            self.identifier,
+            messages=normalised,
+            model=chosen,
+            temperature=temperature if temperature is not None else prompt_settings.get("temperature"),
+            max_tokens=max_tokens if max_tokens is not None else prompt_settings.get("max_tokens"),
+            thinking=_thinking(thinking),
+            call_context=CallContext(call_context) if isinstance(call_context, str) else call_context,
+            options=options,
+            **fields,
+        )
+
+    def _check_parts(self, messages: Sequence[ChatMessage], model: str) -> None:
+        from llm_core.capabilities import DocumentCapable, VisionCapable
+
+        for message in messages:
+            if isinstance(message.content, str):
+                continue
+            for part in message.content:
+                if isinstance(part, ImagePart):
+                    self._require(Feature.VISION, model)
+                    assert isinstance(self, VisionCapable)
+                    self.check_image(part)
+                elif isinstance(part, DocumentPart):
+                    self._require(Feature.DOCUMENTS, model)
+                    assert isinstance(self, DocumentCapable)
+                    self.check_document(part)
+            if message.role is Role.TOOL and not isinstance(message.content, str):
+                raise InvalidInputError("a tool result must be a string", provider=self.identifier)
+
+    # -- execution: one attempt, retries, observers ------------------------------------------
+
+    def _event(self, operation: str, model: str | None, call_id: int, **more: Any) -> dict[str, Any]:
+        return {"provider": self.identifier, "model": model, "operation": operation,
+                "call_id": call_id, **more}
+
+    def _mapped(self, error: BaseException) -> LLMError:
+        if isinstance(error, LLMError):
+            return error
+        mapped = self.map_error(error)
+        mapped.__cause__ = error
+        if mapped.provider is None:
+            mapped.provider = self.identifier
+        return mapped
+
+    def _execute(self, operation: str, model: str | None, send: Callable[[], R]) -> R:
+        """Run ``send`` under the retry policy, mapping SDK errors and notifying observers."""
+        call_id = observers.next_call_id() if observers.active() else 0
+        started = time.perf_counter()
+        attempts = 0
+
+        def attempt() -> R:
+            nonlocal attempts
+            attempts += 1
+            if call_id:
+                observers.emit("llm_core_before_request", self._event(operation, model, call_id, attempt=attempts))
+            try:
+                return send()
+            except Exception as exc:
+                error = self._mapped(exc)
+                if call_id:
+                    self._emit_error(operation, model, call_id, error, attempts)
+                if error is exc:
+                    raise
+                raise error from exc
+
+        policy = self.retry_policy
+        result = attempt() if policy.max_attempts == 1 else policy.retrying()(attempt)
+        if call_id:
+            self._emit_done(operation, model, call_id, result, started, attempts)
+        return result
+
+    async def _aexecute(self, operation: str, model: str | None, send: Callable[[], Awaitable[R]]) -> R:
+        call_id = observers.next_call_id() if observers.active() else 0
+        started = time.perf_counter()
+        attempts = 0
+
+        async def attempt() -> R:
+            nonlocal attempts
+            attempts += 1
+            if call_id:
+                observers.emit("llm_core_before_request", self._event(operation, model, call_id, attempt=attempts))
+            try:
+                return await send()
+            except Exception as exc:
+                error = self._mapped(exc)
+                if call_id:
+                    self._emit_error(operation, model, call_id, error, attempts)
+                if error is exc:
+                    raise
+                raise error from exc
+
+        policy = self.retry_policy
+        result = await (attempt() if policy.max_attempts == 1 else policy.async_retrying()(attempt))
+        if call_id:
+            self._emit_done(operation, model, call_id, result, started, attempts)
+        return result
+
+    def _emit_error(self, operation: str, model: str | None, call_id: int, error: LLMError, attempt: int) -> None:
+        will_retry = self.retry_policy.should_retry(error) and attempt < self.retry_policy.max_attempts
+        observers.emit("llm_core_on_error", self._event(operation, model, call_id, error=error,
+                                                         attempt=attempt, will_retry=will_retry))
+
+    def _emit_done(self, operation: str, model: str | None, call_id: int, result: Any, started: float, attempts: int) -> None:
+        usage = getattr(result, "usage", None)
+        observers.emit("llm_core_after_response", self._event(
+            operation, model, call_id, attempts=attempts,
+            usage=usage.model_dump() if usage is not None and hasattr(usage, "model_dump") else None,
+            latency_ms=(time.perf_counter() - started) * 1000,
+        ))
+
+    def _run(self, operation: str, request: Any, map_: Callable[[Any], dict[str, Any]],
+             send: Callable[[dict[str, Any]], Any], parse: Callable[[Any, Any], T]) -> T:
+        payload = map_(request)
+        raw = self._execute(operation, request.model, lambda: send(payload))
+        try:
+            return parse(raw, request)
+        except Exception as exc:
+            raise self._mapped(exc) from exc
+
+    async def _arun(self, operation: str, request: Any, map_: Callable[[Any], dict[str, Any]],
+                    send: Callable[[dict[str, Any]], Awaitable[Any]], parse: Callable[[Any, Any], T]) -> T:
+        payload = map_(request)
+        raw = await self._aexecute(operation, request.model, lambda: send(payload))
+        try:
+            return parse(raw, request)
+        except Exception as exc:
+            raise self._mapped(exc) from exc
+
+    # -- public calls every provider has --------------------------------------------------
+
+    def chat_completion(self, messages: Sequence[MessageLike] | str | Prompt, **options: Any) -> CompletionResponse:
+        """Chat: messages (typed, plain mappings, a string or a Prompt) → response.
+
+        Options: ``model``, ``temperature``, ``max_tokens``, ``system``, ``thinking``,
+        ``call_context``, ``top_p``, ``stop`` and provider-specific extras.
+        """
+        request = self.build_chat_request(messages, **options)
+        return self._run("chat", request, self.map_chat_request, self._send_chat, self.parse_chat_response)
+
+    def complete(self, prompt: str | Prompt, **options: Any) -> CompletionResponse:
+        """Simple completion from one prompt."""
+        request = self.build_chat_request(prompt, feature=Feature.COMPLETION, **options)
+        return self._run("complete", request, self.map_chat_request, self._send_chat, self.parse_chat_response)
+
+    def generate_text(self, prompt: str | Prompt, **options: Any) -> str:
+        """The generated text for ``prompt``."""
+        return self.complete(prompt, **options).content
+
+    def answer(self, prompt: str | Prompt, **options: Any) -> str:
+        """Same as :meth:`generate_text` (kept for dispatcher compatibility)."""
+        return self.generate_text(prompt, **options)
+
+    def available_models(self) -> list[str]:
+        """The live model list from the provider (``models/`` prefixes stripped)."""
+        return self._execute("list_models", None, self._send_list_models)
+
+    def test_connection(self) -> ConnectionStatus:
+        """List models to prove key and network work; failures raise a connection error."""
+        started = time.perf_counter()
+        try:
+            models = self.available_models()
+        except LLMError as exc:
+            raise ProviderConnectionError(
+                f"connection test failed: {exc.message}", provider=self.identifier
+            ) from exc
+        return ConnectionStatus(
+            success=True, provider=self.identifier, models=models,
+            message=f"connected to {self.name}: {len(models)} models available",
+            latency_ms=(time.perf_counter() - started) * 1000,
+        )
+
+    # -- streaming driver (used by StreamingCapable) ------------------------------------------
+
+    def _stream_events(self, request: ChatRequest, open_stream: Callable[[dict[str, Any]], Iterator[Any]],
+                       parser: StreamParser) -> Iterator[StreamEvent]:
+        """TOKEN* METADATA END, or TOKEN* ERROR END. Only opening (up to the first chunk) is
+        retried; once a chunk arrived a failure ends the stream with ERROR."""
+        started = time.perf_counter()
+        first_token: float | None = None
+        payload = self.map_chat_request(request)
+        chunks: Iterator[Any] | None = None
+        try:
+            def open_and_peek() -> tuple[Iterator[Any], list[Any]]:
+                iterator = iter(open_stream(payload))
+                head = [chunk for chunk in _take_one(iterator)]
+                return iterator, head
+
+            chunks, head = self._execute("stream", request.model, open_and_peek)
+            for chunk in _chain(head, chunks):
+                for event in parser.feed(chunk):
+                    if first_token is None and event.type is StreamEventType.TOKEN:
+                        first_token = time.perf_counter()
+                    yield event
+            yield StreamEvent.meta(self._finish_metadata(parser, request, started, first_token))
+        except Exception as exc:  # every failure becomes ERROR, then END
+            yield StreamEvent.failure(self._mapped(exc))
+        finally:
+            close = getattr(chunks, "close", None)
+            if close is not None:
+                close()
+        yield StreamEvent.end()
+
+    async def _astream_events(self, request: ChatRequest, open_stream: Callable[[dict[str, Any]], Awaitable[AsyncIterator[Any]]],
+                              parser: StreamParser) -> AsyncIterator[StreamEvent]:
+        started = time.perf_counter()
+        first_token: float | None = None
+        payload = self.map_chat_request(request)
+        chunks: AsyncIterator[Any] | None = None
+        try:
+            async def open_and_peek() -> tuple[AsyncIterator[Any], list[Any]]:
+                iterator = (await open_stream(payload)).__aiter__()
+                try:
+                    head = [await iterator.__anext__()]
+                except StopAsyncIteration:
+                    head = []
+                return iterator, head
+
+            chunks, head = await self._aexecute("stream", request.model, open_and_peek)
+            for chunk in head:
+                for event in parser.feed(chunk):
+                    if first_token is None and event.type is StreamEventType.TOKEN:
+                        first_token = time.perf_counter()
+                    yield event
+            async for chunk in chunks:
+                for event in parser.feed(chunk):
+                    if first_token is None and event.type is StreamEventType.TOKEN:
+                        first_token = time.perf_counter()
+                    yield event
+            yield StreamEvent.meta(self._finish_metadata(parser, request, started, first_token))
+        except Exception as exc:
+            yield StreamEvent.failure(self._mapped(exc))
+        finally:
+            close = getattr(chunks, "aclose", None)
+            if close is not None:
+                await close()
+        yield StreamEvent.end()
+
+    def _finish_metadata(self, parser: StreamParser, request: ChatRequest, started: float,
+                         first_token: float | None) -> StreamMetadata:
+        meta = parser.finish()
+        now = time.perf_counter()
+        return meta.model_copy(update={
+            "time_to_first_token_ms": (first_token - started) * 1000 if first_token else None,
+            "total_time_ms": (now - started) * 1000,
+            "model": meta.model or request.model,
+            "provider": self.identifier,
+        })
+
+
+def _take_one(iterator: Iterator[Any]) -> Iterator[Any]:
+    for item in iterator:
+        yield item
+        return
+
+
+def _chain(head: list[Any], rest: Iterator[Any]) -> Iterator[Any]:
+    yield from head
+    yield from rest
+
+
+def _thinking(value: ThinkingOptions | bool | Mapping[str, Any] | None) -> ThinkingOptions | None:
+    if value is None or value is False:
+        return None
+    if value is True:
+        return ThinkingOptions()
+    if isinstance(value, ThinkingOptions):
+        return value
+    return build(ThinkingOptions, "request", **dict(value))  # type: ignore[no-any-return]

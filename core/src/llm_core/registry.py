@@ -1,0 +1,307 @@
+"""The registry: which providers exist, what they support, and which one to use."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from llm_core.discovery import (
+    LoadedPlugin,
+    PluginError,
+    collect_specs,
+    load_entry_point_plugins,
+    new_plugin_manager,
+    strict_mode,
+)
+from llm_core.errors import (
+    DuplicateProviderError,
+    LLMError,
+    NoMatchingProviderError,
+    PluginLoadError,
+    UnknownProviderError,
+)
+from llm_core.features import Feature, parse_features
+from llm_core.specs import ProviderSpec
+
+if TYPE_CHECKING:
+    import pluggy
+
+    from llm_core.provider import BaseProvider
+    from llm_core.routing import Router
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A provider (and model) that offers the requested features, and why it ranks where it does."""
+
+    spec: ProviderSpec
+    model: str | None
+    credentials: bool
+    rank: int
+    reasons: tuple[str, ...] = ()
+
+    @property
+    def identifier(self) -> str:
+        return self.spec.identifier
+
+
+@dataclass
+class Selection:
+    """The result of :meth:`Registry.select`: the chosen provider, model and why.
+
+    ``provider()`` builds the provider (importing the plugin, not yet its SDK).
+    """
+
+    registry: Registry
+    candidate: Candidate
+    features: frozenset[Feature]
+    alternatives: tuple[Candidate, ...] = field(default=())
+
+    @property
+    def identifier(self) -> str:
+        return self.candidate.spec.identifier
+
+    @property
+    def spec(self) -> ProviderSpec:
+        return self.candidate.spec
+
+    @property
+    def model(self) -> str | None:
+        return self.candidate.model
+
+    @property
+    def reasons(self) -> tuple[str, ...]:
+        return self.candidate.reasons
+
+    def provider(self, **config: Any) -> BaseProvider:
+        if self.model is not None:
+            config.setdefault("model", self.model)
+        return self.registry.get(self.identifier, **config)
+
+    def __repr__(self) -> str:
+        return f"Selection({self.identifier!r}, model={self.model!r})"
+
+
+class Registry:
+    """Providers registered by plugins (or by hand), with capability-based selection."""
+
+    def __init__(self, *, strict: bool | None = None) -> None:
+        self._lock = threading.RLock()
+        self._specs: dict[str, ProviderSpec] = {}
+        self._instances: dict[str, BaseProvider] = {}
+        self.plugin_errors: list[PluginError] = []
+        self.plugins: list[LoadedPlugin] = []
+        self.strict = strict_mode() if strict is None else strict
+        self.preference: tuple[str, ...] | None = None
+        self._manager: pluggy.PluginManager | None = None
+
+    # -- building -------------------------------------------------------------------------
+
+    @classmethod
+    def discover(cls, *, strict: bool | None = None, entry_points: Iterable[Any] | None = None) -> Registry:
+        """A fresh registry filled from the installed plugins (``llm_core`` entry points)."""
+        registry = cls(strict=strict)
+        manager = new_plugin_manager()
+        from llm_core.observers import LoggingObserver, install
+
+        manager.register(LoggingObserver(), name="llm-core:logging")
+        registry._manager = manager
+        registry.plugins = load_entry_point_plugins(manager, registry._record_error, entry_points)
+        collect_specs(manager, registry._register_from_plugin, registry._record_error)
+        install(manager.hook)
+        return registry
+
+    @property
+    def plugin_manager(self) -> pluggy.PluginManager | None:
+        """The pluggy manager (register observer plugins on it, then call ``refresh_observers``)."""
+        return self._manager
+
+    def add_observer(self, plugin: object) -> None:
+        """Register an object with observer hook implementations."""
+        from llm_core.observers import install
+
+        if self._manager is None:
+            self._manager = new_plugin_manager()
+        self._manager.register(plugin)
+        install(self._manager.hook)
+
+    def _record_error(self, error: PluginError) -> None:
+        if self.strict:
+            if isinstance(error.error, PluginLoadError):
+                raise error.error
+            raise PluginLoadError(f"{error.stage} failed: {error.error}",
+                                  distribution=error.distribution) from error.error
+        with self._lock:
+            self.plugin_errors.append(error)
+
+    def _register_from_plugin(self, spec: ProviderSpec, distribution: str) -> None:
+        with self._lock:
+            existing = self._specs.get(spec.identifier)
+            if existing is not None:
+                # Rule: the first distribution (alphabetical) keeps an identifier; later claims
+                # are reported. A spec registered by hand with register() always replaces.
+                self._record_error(PluginError(distribution, "duplicate", DuplicateProviderError(
+                    f"provider identifier {spec.identifier!r} is already registered by "
+                    f"{existing.distribution!r}; this registration was ignored",
+                    distribution=distribution)))
+                return
+            self._specs[spec.identifier] = spec
+
+    def register(self, spec: ProviderSpec, *, replace: bool = True) -> None:
+        """Add a provider by hand. It replaces one with the same identifier unless
+        ``replace=False``, which raises :class:`DuplicateProviderError` instead."""
+        if not isinstance(spec, ProviderSpec):
+            raise PluginLoadError(f"register() takes a ProviderSpec, got {type(spec).__name__}")
+        with self._lock:
+            if not replace and spec.identifier in self._specs:
+                raise DuplicateProviderError(f"provider {spec.identifier!r} is already registered")
+            self._specs[spec.identifier] = spec
+            self._instances.pop(spec.identifier, None)
+
+    # -- querying -------------------------------------------------------------------------
+
+    def providers(self) -> list[ProviderSpec]:
+        """Registered provider specs, in registration order."""
+        with self._lock:
+            return list(self._specs.values())
+
+    def spec(self, identifier: str) -> ProviderSpec:
+        with self._lock:
+            found = self._specs.get(identifier)
+            if found is None:
+                raise UnknownProviderError(identifier, list(self._specs))
+            return found
+
+    def __contains__(self, identifier: object) -> bool:
+        return identifier in self._specs
+
+    def get(self, identifier: str, **config: Any) -> BaseProvider:
+        """The provider ``identifier``, built on first use. Without ``config`` one instance is
+        shared; with ``config`` a new one is built each time."""
+        spec = self.spec(identifier)
+        if config:
+            return self._build(spec, config)
+        with self._lock:
+            instance = self._instances.get(identifier)
+            if instance is None:
+                instance = self._build(spec, {})
+                self._instances[identifier] = instance
+            return instance
+
+    def _build(self, spec: ProviderSpec, config: dict[str, Any]) -> BaseProvider:
+        factory = spec.resolve_factory()
+        try:
+            provider = factory(spec=spec, **config)
+        except LLMError:
+            raise
+        except TypeError as exc:
+            raise PluginLoadError(f"cannot build provider {spec.identifier!r}: {exc}",
+                                  distribution=spec.distribution) from exc
+        return provider  # type: ignore[no-any-return]
+
+    def supporting(self, *features: Feature | str, model: str | None = None) -> list[ProviderSpec]:
+        """Specs offering every feature (for ``model`` when given), in registration order."""
+        wanted = parse_features(features)
+        return [s for s in self.providers() if self._fits(s, wanted, model) is not None]
+
+    def _fits(self, spec: ProviderSpec, wanted: frozenset[Feature], model: str | None) -> str | None | bool:
+        """The model to use when ``spec`` fits (``None`` = provider default), ``False`` if not."""
+        if not wanted <= spec.features:
+            return False
+        if model is not None:
+            info = spec.model(model)
+            if info is not None:
+                return model if wanted <= info.features else False
+            return False if spec.models else model
+        default = spec.model(spec.default_model) if spec.default_model else None
+        if default is None or wanted <= default.features:
+            return spec.default_model
+        for info in spec.models:
+            if wanted <= info.features:
+                return info.id
+        return False
+
+    def candidates(self, *features: Feature | str, prefer: Sequence[str] | str | None = None,
+                   model: str | None = None) -> list[Candidate]:
+        """Every fitting provider, best first: preferred order, then credentials present, then
+        registration order."""
+        from llm_core.config import routing_preference
+
+        wanted = parse_features(features)
+        order = ([prefer] if isinstance(prefer, str) else list(prefer)) if prefer is not None else list(
+            self.preference if self.preference is not None else routing_preference())
+        found: list[Candidate] = []
+        for spec in self.providers():
+            fit = self._fits(spec, wanted, model)
+            if fit is False:
+                continue
+            chosen_model = fit if isinstance(fit, str) else None
+            has_key = spec.credentials_present()
+            rank = order.index(spec.identifier) if spec.identifier in order else len(order)
+            reasons = [f"offers {', '.join(sorted(f.value for f in wanted)) or 'any feature'}"
+                       + (f" with model {chosen_model}" if chosen_model else "")]
+            if spec.identifier in order:
+                reasons.append(f"preference #{rank + 1}")
+            reasons.append("credentials present" if has_key else
+                           f"no credentials ({' / '.join(spec.credential_env) or 'key'} not set)")
+            found.append(Candidate(spec, chosen_model, has_key, rank, tuple(reasons)))
+        found.sort(key=lambda c: (c.rank, not c.credentials))
+        return found
+
+    def select(self, *features: Feature | str, prefer: Sequence[str] | str | None = None,
+               model: str | None = None) -> Selection:
+        """The best provider offering every feature. Raises :class:`NoMatchingProviderError`
+        naming the features that no provider (or model) offers."""
+        wanted = parse_features(features)
+        ranked = self.candidates(*wanted, prefer=prefer, model=model)
+        if not ranked:
+            raise self._no_match(wanted, model)
+        return Selection(self, ranked[0], wanted, tuple(ranked[1:]))
+
+    def _no_match(self, wanted: frozenset[Feature], model: str | None) -> NoMatchingProviderError:
+        specs = self.providers()
+        if not specs:
+            return NoMatchingProviderError(
+                "no providers are registered: install a plugin (pip install core-gemini-plugin "
+                "or core-openai-plugin)", missing=sorted(f.value for f in wanted))
+        offered = set().union(*(s.features for s in specs))
+        missing = sorted(f.value for f in wanted - offered)
+        names = ", ".join(sorted(f.value for f in wanted))
+        if missing:
+            return NoMatchingProviderError(
+                f"no registered provider supports {', '.join(missing)} (asked for {names}; "
+                f"registered: {', '.join(s.identifier for s in specs)})", missing=missing)
+        where = f" with model {model!r}" if model else ""
+        return NoMatchingProviderError(
+            f"no single provider{where} supports all of {names}; each is offered somewhere, "
+            "but not together", missing=[])
+
+    def router(self, *features: Feature | str, prefer: Sequence[str] | str | None = None,
+               **config: Any) -> Router:
+        """A provider-shaped object that falls back across every capable provider."""
+        from llm_core.routing import Router
+
+        return Router(self, features, prefer=prefer, config=config)
+
+
+_registry: Registry | None = None
+_registry_lock = threading.Lock()
+
+
+def get_registry() -> Registry:
+    """The process-wide registry, discovered once (thread-safe)."""
+    global _registry
+    if _registry is None:
+        with _registry_lock:
+            if _registry is None:
+                _registry = Registry.discover()
+    return _registry
+
+
+def reset_registry() -> None:
+    """Forget the process-wide registry (tests, or after installing a plugin)."""
+    global _registry
+    with _registry_lock:
+        _registry = None

@@ -1,0 +1,149 @@
+"""Provider-neutral requests: what the public methods validate and hand to a plugin's mapper."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from llm_core.decisions import DecisionSubject, Question
+from llm_core.errors import InvalidInputError
+from llm_core.messages import ChatMessage, ImagePart, MessageLike, normalize_messages
+from llm_core.streaming import CallContext
+from llm_core.tools import ToolSpec
+
+ThinkingLevel = Literal["minimal", "low", "medium", "high"]
+
+
+class ThinkingOptions(BaseModel):
+    """Ask for thinking output. ``level`` maps to Gemini ``thinking_level`` and OpenAI reasoning
+    ``effort``; ``budget`` to Gemini ``thinking_budget``; ``summary`` to OpenAI's reasoning summary."""
+
+    model_config = ConfigDict(frozen=True)
+
+    include_thoughts: bool = True
+    budget: int | None = Field(default=None, ge=-1, le=1_000_000)
+    level: ThinkingLevel | None = None
+    summary: Literal["auto", "concise", "detailed"] | None = None
+
+
+class Prompt(BaseModel):
+    """A prompt object (SPEC §4.1): text or messages, plus per-call settings."""
+
+    model_config = ConfigDict(frozen=True)
+
+    text: str | None = None
+    messages: list[ChatMessage] | None = None
+    system: str | None = None
+    model: str | None = None
+    temperature: float | None = None
+    max_tokens: int | None = None
+
+    def to_messages(self) -> list[ChatMessage]:
+        turns: list[ChatMessage] = []
+        if self.system:
+            turns.append(ChatMessage.system(self.system))
+        if self.messages:
+            turns.extend(self.messages)
+        if self.text:
+            turns.append(ChatMessage.user(self.text))
+        return normalize_messages(turns)
+
+
+class ChatRequest(BaseModel):
+    """Everything a chat-style call needs. Validated before a plugin sees it."""
+
+    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
+
+    messages: list[ChatMessage]
+    model: str
+    temperature: float | None = Field(default=None, ge=0.0, le=2.0)
+    max_tokens: int | None = Field(default=None, ge=1, le=10_000_000)
+    top_p: float | None = Field(default=None, ge=0.0, le=1.0)
+    stop: list[str] | None = None
+    tools: list[ToolSpec] | None = None
+    tool_choice: str | None = None
+    thinking: ThinkingOptions | None = None
+    json_mode: bool = False
+    response_schema: Any = None  # a Pydantic model class or a JSON-schema dict
+    call_context: CallContext | None = None
+    options: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("tool_choice")
+    @classmethod
+    def _tool_choice(cls, value: str | None) -> str | None:
+        if value is not None and not value.strip():
+            raise ValueError("tool_choice must be 'auto', 'none', 'required' or a tool name")
+        return value
+
+
+class EmbeddingRequest(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    inputs: list[str]
+    model: str
+    dimensions: int | None = Field(default=None, ge=1, le=65_536)
+    task_type: str | None = None
+    options: dict[str, Any] = Field(default_factory=dict)
+
+
+class ImageRequest(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    prompt: str
+    model: str
+    input_images: list[ImagePart] = Field(default_factory=list)
+    size: str | None = None
+    aspect_ratio: str | None = None
+    quality: str | None = None
+    mime_type: str = "image/png"
+    options: dict[str, Any] = Field(default_factory=dict)
+
+
+class DecisionRequest(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    subject: DecisionSubject
+    questions: list[Question]
+    model: str
+    options: dict[str, Any] = Field(default_factory=dict)
+
+
+def build(model_cls: type[BaseModel], provider: str, **values: Any) -> Any:
+    """Validate a request, turning Pydantic's error into an :class:`InvalidInputError`."""
+    try:
+        return model_cls(**values)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(p) for p in err.get("loc", ()))
+        raise InvalidInputError(f"invalid {where or 'request'}: {err['msg']}", provider=provider) from None
+
+
+def coerce_prompt(prompt: str | Prompt | Sequence[MessageLike]) -> tuple[list[ChatMessage], dict[str, Any]]:
+    """Messages and per-call settings from a string, a :class:`Prompt` or a message list."""
+    if isinstance(prompt, Prompt):
+        settings = {k: getattr(prompt, k) for k in ("model", "temperature", "max_tokens")}
+        return prompt.to_messages(), {k: v for k, v in settings.items() if v is not None}
+    if isinstance(prompt, str):
+        return normalize_messages(prompt), {}
+    return normalize_messages(prompt), {}
+
+
+def coerce_tools(tools: Iterable[ToolSpec | Mapping[str, Any]], provider: str) -> list[ToolSpec]:
+    result: list[ToolSpec] = []
+    for index, tool in enumerate(tools):
+        if isinstance(tool, ToolSpec):
+            result.append(tool)
+            continue
+        try:
+            result.append(ToolSpec.model_validate(dict(tool)))
+        except (ValidationError, TypeError, ValueError) as exc:
+            detail = exc.errors()[0]["msg"] if isinstance(exc, ValidationError) else str(exc)
+            raise InvalidInputError(f"tool {index} is invalid: {detail}", provider=provider) from None
+    names = [t.name for t in result]
+    if len(set(names)) != len(names):
+        raise InvalidInputError("tool names must be unique", provider=provider)
+    if not result:
+        raise InvalidInputError("chat_completion_with_tools needs at least one tool", provider=provider)
+    return result

@@ -1,0 +1,126 @@
+"""Typed results of provider calls."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from llm_core.errors import InvalidInputError
+from llm_core.tools import ToolCall
+
+FINISH_STOP = "stop"
+FINISH_LENGTH = "length"
+FINISH_CONTENT_FILTER = "content_filter"
+FINISH_TOOL_CALLS = "tool_calls"
+
+
+class Usage(BaseModel):
+    """Token counts. ``thinking_tokens`` counts reasoning/thought tokens where reported."""
+
+    model_config = ConfigDict(frozen=True)
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    total_tokens: int = 0
+    thinking_tokens: int | None = None
+
+    @model_validator(mode="after")
+    def _total(self) -> Usage:
+        if not self.total_tokens and (self.prompt_tokens or self.completion_tokens):
+            object.__setattr__(
+                self,
+                "total_tokens",
+                self.prompt_tokens + self.completion_tokens + (self.thinking_tokens or 0),
+            )
+        return self
+
+
+class CompletionResponse(BaseModel):
+    """The result of a chat or completion call."""
+
+    content: str
+    model: str
+    provider: str
+    usage: Usage = Field(default_factory=Usage)
+    finish_reason: str = FINISH_STOP
+    tool_calls: list[ToolCall] | None = None
+    thinking: str | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+    @property
+    def is_truncated(self) -> bool:
+        return self.finish_reason == FINISH_LENGTH
+
+    @property
+    def is_filtered(self) -> bool:
+        return self.finish_reason == FINISH_CONTENT_FILTER
+
+    @property
+    def is_complete(self) -> bool:
+        return self.finish_reason == FINISH_STOP
+
+    @property
+    def has_tool_calls(self) -> bool:
+        return bool(self.tool_calls)
+
+    @property
+    def has_thinking(self) -> bool:
+        return bool(self.thinking and self.thinking.strip())
+
+
+class VisionResponse(CompletionResponse):
+    """The result of :meth:`analyze_image`."""
+
+
+class EmbeddingResponse(BaseModel):
+    vectors: list[list[float]]
+    model: str
+    provider: str
+    usage: Usage = Field(default_factory=Usage)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+    @property
+    def dimensions(self) -> int:
+        return len(self.vectors[0]) if self.vectors else 0
+
+    @staticmethod
+    def cosine_similarity(a: Sequence[float], b: Sequence[float]) -> float:
+        """Cosine similarity; vectors of different length are refused."""
+        if len(a) != len(b):
+            raise InvalidInputError(
+                f"cannot compare vectors of different length ({len(a)} and {len(b)})"
+            )
+        dot = sum(x * y for x, y in zip(a, b, strict=True))
+        norm = math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b))
+        return dot / norm if norm else 0.0
+
+    def similarity(self, i: int, j: int) -> float:
+        return self.cosine_similarity(self.vectors[i], self.vectors[j])
+
+
+class ImageResponse(BaseModel):
+    """A generated image."""
+
+    data: bytes
+    mime_type: str
+    model: str
+    provider: str
+    revised_prompt: str | None = None
+    usage: Usage | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+    def __repr__(self) -> str:
+        return f"ImageResponse({len(self.data)} bytes, mime_type={self.mime_type!r}, model={self.model!r})"
+
+
+class ConnectionStatus(BaseModel):
+    """The result of :meth:`test_connection`."""
+
+    success: bool
+    message: str
+    provider: str
+    models: list[str] = Field(default_factory=list)
+    latency_ms: float | None = None

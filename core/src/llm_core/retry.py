@@ -1,0 +1,117 @@
+"""The one retry policy: exponential backoff with jitter, Retry-After, attempt cap, deadline."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from llm_core.errors import ConfigurationError, LLMError, RateLimitError, TransientError
+
+if TYPE_CHECKING:
+    import tenacity
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """How a provider call is retried.
+
+    Only errors that may succeed when sent again are retried (``retry_on``: rate limits, server
+    errors, timeouts, connection failures). A rate limit's ``retry_after`` is honoured (up to
+    ``max_retry_after``) instead of the backoff. No wait runs past ``deadline`` seconds from the
+    first attempt: the last error is raised instead.
+    """
+
+    max_attempts: int = 3
+    initial_delay: float = 0.5
+    max_delay: float = 20.0
+    multiplier: float = 2.0
+    jitter: float = 0.25
+    deadline: float | None = 60.0
+    respect_retry_after: bool = True
+    max_retry_after: float = 60.0
+    retry_on: tuple[type[LLMError], ...] = (TransientError,)
+    sleep: Callable[[float], None] | None = field(default=None, compare=False)
+    async_sleep: Callable[[float], Awaitable[None]] | None = field(default=None, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.max_attempts < 1:
+            raise ConfigurationError("retry max_attempts must be at least 1")
+        if self.initial_delay < 0 or self.max_delay < 0 or self.jitter < 0:
+            raise ConfigurationError("retry delays and jitter must not be negative")
+        if self.deadline is not None and self.deadline <= 0:
+            raise ConfigurationError("retry deadline must be positive (or None)")
+
+    @classmethod
+    def none(cls) -> RetryPolicy:
+        """A policy that tries once."""
+        return cls(max_attempts=1)
+
+    @classmethod
+    def from_mapping(cls, values: Mapping[str, Any]) -> RetryPolicy:
+        """Build from a config table (``[providers.X.retry]``); unknown keys are an error."""
+        known = {"max_attempts", "initial_delay", "max_delay", "multiplier", "jitter",
+                 "deadline", "respect_retry_after", "max_retry_after"}
+        unknown = set(values) - known
+        if unknown:
+            raise ConfigurationError(f"unknown retry settings {sorted(unknown)}; known: {sorted(known)}")
+        return cls(**dict(values))
+
+    def with_(self, **changes: Any) -> RetryPolicy:
+        return replace(self, **changes)
+
+    def should_retry(self, error: BaseException) -> bool:
+        return isinstance(error, self.retry_on)
+
+    def backoff(self, attempt: int) -> float:
+        """The wait after failed attempt number ``attempt`` (1-based), jitter included."""
+        base = min(self.max_delay, self.initial_delay * self.multiplier ** (attempt - 1))
+        return base + random.uniform(0, self.jitter * base)  # noqa: S311 - jitter, not crypto
+
+    def wait_for(self, attempt: int, error: BaseException | None) -> float:
+        if (
+            self.respect_retry_after
+            and isinstance(error, RateLimitError)
+            and error.retry_after is not None
+        ):
+            return min(max(error.retry_after, 0.0), self.max_retry_after)
+        return self.backoff(attempt)
+
+    # -- tenacity wiring (tenacity is imported only when a call is made) -------------------
+
+    def _tenacity_kwargs(self) -> dict[str, Any]:
+        import tenacity
+
+        stop: tenacity.stop.stop_base = tenacity.stop_after_attempt(self.max_attempts)
+        if self.deadline is not None:
+            stop = stop | tenacity.stop_before_delay(self.deadline)
+
+        def wait(state: tenacity.RetryCallState) -> float:
+            error = state.outcome.exception() if state.outcome else None
+            return self.wait_for(state.attempt_number, error)
+
+        return {
+            "stop": stop,
+            "wait": wait,
+            "retry": tenacity.retry_if_exception(self.should_retry),
+            "reraise": True,
+        }
+
+    def retrying(self) -> tenacity.Retrying:
+        import tenacity
+
+        kwargs = self._tenacity_kwargs()
+        if self.sleep is not None:
+            kwargs["sleep"] = self.sleep
+        return tenacity.Retrying(**kwargs)
+
+    def async_retrying(self) -> tenacity.AsyncRetrying:
+        import tenacity
+
+        kwargs = self._tenacity_kwargs()
+        if self.async_sleep is not None:
+            kwargs["sleep"] = self.async_sleep
+        return tenacity.AsyncRetrying(**kwargs)

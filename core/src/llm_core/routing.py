@@ -1,0 +1,278 @@
+"""Fallback routing: a provider-shaped object that moves to the next capable provider when a
+call fails in a way retries could not cure (rate limit, server error, timeout, connection)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from llm_core import observers
+from llm_core.errors import ConfigurationError, LLMError, NoMatchingProviderError
+from llm_core.features import Feature, parse_features
+from llm_core.streaming import StreamEvent, StreamEventType
+
+if TYPE_CHECKING:
+    from llm_core.provider import BaseProvider
+    from llm_core.registry import Candidate, Registry
+
+T = TypeVar("T")
+
+#: Extra features a call needs beyond the router's own.
+_CALL_FEATURES: dict[str, frozenset[Feature]] = {
+    "chat_completion": frozenset({Feature.CHAT}),
+    "complete": frozenset({Feature.COMPLETION}),
+    "generate_text": frozenset({Feature.COMPLETION}),
+    "answer": frozenset({Feature.COMPLETION}),
+    "stream_chat_completion": frozenset({Feature.STREAMING}),
+    "stream_text": frozenset({Feature.STREAMING}),
+    "chat_completion_with_tools": frozenset({Feature.TOOLS}),
+    "analyze_image": frozenset({Feature.VISION}),
+    "generate_json": frozenset({Feature.JSON_MODE}),
+    "embeddings": frozenset({Feature.EMBEDDINGS}),
+    "generate_image_bytes": frozenset({Feature.IMAGE}),
+    "generate_image": frozenset({Feature.IMAGE}),
+    "decide": frozenset({Feature.DECISION}),
+}
+
+
+def should_fall_back(error: LLMError) -> bool:
+    """Fall back on transient failures only; a bad request would fail everywhere."""
+    return error.fallback
+
+
+class FallbackExhaustedError(LLMError):
+    """Every capable provider failed; ``errors`` maps identifier → its error."""
+
+    def __init__(self, errors: dict[str, LLMError]) -> None:
+        self.errors = errors
+        detail = "; ".join(f"{k}: {v}" for k, v in errors.items())
+        super().__init__(f"all capable providers failed ({detail})")
+
+
+class Router:
+    """Same call surface as a provider (sync and ``router.aio``). Each response names the
+    provider that answered (``response.provider``) and the ones that failed before it
+    (``response.metadata["fallback_from"]``); ``last_provider`` holds it too."""
+
+    def __init__(self, registry: Registry, features: Iterable[Feature | str], *,
+                 prefer: Sequence[str] | str | None = None, config: dict[str, Any] | None = None,
+                 fall_back: Callable[[LLMError], bool] = should_fall_back) -> None:
+        self.registry = registry
+        self.features = parse_features(features)
+        self.prefer = prefer
+        self.config = config or {}
+        self.fall_back = fall_back
+        self.last_provider: str | None = None
+        self.aio = AsyncRouter(self)
+
+    def candidates(self, operation: str) -> list[Candidate]:
+        wanted = self.features | _CALL_FEATURES.get(operation, frozenset())
+        found = self.registry.candidates(*wanted, prefer=self.prefer)
+        if not found:
+            raise self.registry._no_match(wanted, None)
+        return found
+
+    def _provider(self, candidate: Candidate) -> BaseProvider:
+        config = dict(self.config.get(candidate.identifier, {}))
+        if candidate.model and "model" not in config:
+            config["model"] = candidate.model
+        return self.registry.get(candidate.identifier, **config) if config else self.registry.get(candidate.identifier)
+
+    def _call(self, operation: str, invoke: Callable[[BaseProvider], T]) -> T:
+        errors: dict[str, LLMError] = {}
+        for candidate in self.candidates(operation):
+            try:
+                provider = self._provider(candidate)
+                result = invoke(provider)
+            except ConfigurationError as exc:  # e.g. no key: this provider cannot serve
+                errors[candidate.identifier] = exc
+                continue
+            except LLMError as exc:
+                if not self.fall_back(exc):
+                    raise
+                errors[candidate.identifier] = exc
+                continue
+            return self._answered(candidate.identifier, result, errors)
+        raise FallbackExhaustedError(errors)
+
+    def _answered(self, identifier: str, result: T, errors: dict[str, LLMError]) -> T:
+        self.last_provider = identifier
+        metadata = getattr(result, "metadata", None)
+        if isinstance(metadata, dict):
+            metadata["answered_by"] = identifier
+            metadata["fallback_from"] = list(errors)
+        if errors:
+            observers.emit("llm_core_after_response", {
+                "provider": identifier, "operation": "fallback", "fallback_from": list(errors),
+                "model": getattr(result, "model", None), "usage": None, "latency_ms": 0.0,
+                "attempts": len(errors) + 1, "call_id": 0})
+        return result
+
+    def _stream(self, operation: str, invoke: Callable[[BaseProvider], Iterator[StreamEvent]]) -> Iterator[StreamEvent]:
+        """Falls back only while no token was delivered; afterwards an ERROR ends the stream."""
+        errors: dict[str, LLMError] = {}
+        candidates = self.candidates(operation)
+        for index, candidate in enumerate(candidates):
+            try:
+                events = invoke(self._provider(candidate))
+            except ConfigurationError as exc:
+                errors[candidate.identifier] = exc
+                continue
+            delivered = False
+            for event in events:
+                if event.type is StreamEventType.ERROR and not delivered and event.error is not None \
+                        and self.fall_back(event.error) and index < len(candidates) - 1:
+                    errors[candidate.identifier] = event.error
+                    break
+                delivered = delivered or event.type is StreamEventType.TOKEN
+                if event.type is StreamEventType.METADATA and event.metadata is not None:
+                    self.last_provider = candidate.identifier
+                    event = StreamEvent.meta(event.metadata.model_copy(update={
+                        "extra": {**event.metadata.extra, "fallback_from": list(errors)}}))
+                yield event
+            else:
+                self.last_provider = candidate.identifier
+                return
+        if errors:
+            yield StreamEvent.failure(FallbackExhaustedError(errors))
+            yield StreamEvent.end()
+            return
+        raise NoMatchingProviderError("no provider could be built for this stream")
+
+    # -- the provider surface ---------------------------------------------------------
+
+    def chat_completion(self, messages: Any, **options: Any) -> Any:
+        return self._call("chat_completion", lambda p: p.chat_completion(messages, **options))
+
+    def complete(self, prompt: Any, **options: Any) -> Any:
+        return self._call("complete", lambda p: p.complete(prompt, **options))
+
+    def generate_text(self, prompt: Any, **options: Any) -> str:
+        return self._call("generate_text", lambda p: p.complete(prompt, **options)).content  # type: ignore[no-any-return]
+
+    def answer(self, prompt: Any, **options: Any) -> str:
+        return self.generate_text(prompt, **options)
+
+    def chat_completion_with_tools(self, messages: Any, tools: Any, **options: Any) -> Any:
+        return self._call("chat_completion_with_tools",
+                          lambda p: p.chat_completion_with_tools(messages, tools, **options))  # type: ignore[attr-defined]
+
+    def analyze_image(self, image: Any, prompt: str = "Describe this image.", **options: Any) -> Any:
+        return self._call("analyze_image", lambda p: p.analyze_image(image, prompt, **options))  # type: ignore[attr-defined]
+
+    def generate_json(self, prompt: Any, schema: Any = None, **options: Any) -> Any:
+        return self._call("generate_json", lambda p: p.generate_json(prompt, schema, **options))  # type: ignore[attr-defined]
+
+    def embeddings(self, input: Any, **options: Any) -> Any:  # noqa: A002
+        return self._call("embeddings", lambda p: p.embeddings(input, **options))  # type: ignore[attr-defined]
+
+    def generate_image(self, prompt: str, **options: Any) -> Any:
+        return self._call("generate_image", lambda p: p.generate_image(prompt, **options))  # type: ignore[attr-defined]
+
+    def generate_image_bytes(self, prompt: str, **options: Any) -> tuple[bytes, str]:
+        image = self.generate_image(prompt, **options)
+        return image.data, image.mime_type
+
+    def decide(self, subject: Any, questions: Any, **options: Any) -> Any:
+        return self._call("decide", lambda p: p.decide(subject, questions, **options))  # type: ignore[attr-defined]
+
+    def stream_chat_completion(self, messages: Any, **options: Any) -> Iterator[StreamEvent]:
+        return self._stream("stream_chat_completion",
+                            lambda p: p.stream_chat_completion(messages, **options))  # type: ignore[attr-defined]
+
+    def stream_text(self, prompt: Any, **options: Any) -> Iterator[str]:
+        from llm_core.capabilities import text_only
+
+        return text_only(self.stream_chat_completion(prompt, **options))
+
+
+class AsyncRouter:
+    """``router.aio``: the async twins, with the same fallback rules."""
+
+    def __init__(self, router: Router) -> None:
+        self._r = router
+
+    async def _call(self, operation: str, invoke: Callable[[BaseProvider], Awaitable[T]]) -> T:
+        r = self._r
+        errors: dict[str, LLMError] = {}
+        for candidate in r.candidates(operation):
+            try:
+                result = await invoke(r._provider(candidate))
+            except ConfigurationError as exc:
+                errors[candidate.identifier] = exc
+                continue
+            except LLMError as exc:
+                if not r.fall_back(exc):
+                    raise
+                errors[candidate.identifier] = exc
+                continue
+            return r._answered(candidate.identifier, result, errors)
+        raise FallbackExhaustedError(errors)
+
+    async def chat_completion(self, messages: Any, **options: Any) -> Any:
+        return await self._call("chat_completion", lambda p: p.aio.chat_completion(messages, **options))
+
+    async def complete(self, prompt: Any, **options: Any) -> Any:
+        return await self._call("complete", lambda p: p.aio.complete(prompt, **options))
+
+    async def generate_text(self, prompt: Any, **options: Any) -> str:
+        return (await self.complete(prompt, **options)).content  # type: ignore[no-any-return]
+
+    async def answer(self, prompt: Any, **options: Any) -> str:
+        return await self.generate_text(prompt, **options)
+
+    async def chat_completion_with_tools(self, messages: Any, tools: Any, **options: Any) -> Any:
+        return await self._call("chat_completion_with_tools",
+                                lambda p: p.aio.chat_completion_with_tools(messages, tools, **options))
+
+    async def analyze_image(self, image: Any, prompt: str = "Describe this image.", **options: Any) -> Any:
+        return await self._call("analyze_image", lambda p: p.aio.analyze_image(image, prompt, **options))
+
+    async def generate_json(self, prompt: Any, schema: Any = None, **options: Any) -> Any:
+        return await self._call("generate_json", lambda p: p.aio.generate_json(prompt, schema, **options))
+
+    async def embeddings(self, input: Any, **options: Any) -> Any:  # noqa: A002
+        return await self._call("embeddings", lambda p: p.aio.embeddings(input, **options))
+
+    async def generate_image_bytes(self, prompt: str, **options: Any) -> tuple[bytes, str]:
+        image = await self._call("generate_image", lambda p: p.aio.generate_image(prompt, **options))
+        return image.data, image.mime_type
+
+    async def decide(self, subject: Any, questions: Any, **options: Any) -> Any:
+        return await self._call("decide", lambda p: p.aio.decide(subject, questions, **options))
+
+    async def stream_chat_completion(self, messages: Any, **options: Any) -> AsyncIterator[StreamEvent]:
+        r = self._r
+        errors: dict[str, LLMError] = {}
+        candidates = r.candidates("stream_chat_completion")
+        for index, candidate in enumerate(candidates):
+            try:
+                events = r._provider(candidate).aio.stream_chat_completion(messages, **options)
+            except ConfigurationError as exc:
+                errors[candidate.identifier] = exc
+                continue
+            delivered = False
+            fell_back = False
+            async for event in events:
+                if event.type is StreamEventType.ERROR and not delivered and event.error is not None \
+                        and r.fall_back(event.error) and index < len(candidates) - 1:
+                    errors[candidate.identifier] = event.error
+                    fell_back = True
+                    break
+                delivered = delivered or event.type is StreamEventType.TOKEN
+                if event.type is StreamEventType.METADATA and event.metadata is not None:
+                    r.last_provider = candidate.identifier
+                    event = StreamEvent.meta(event.metadata.model_copy(update={
+                        "extra": {**event.metadata.extra, "fallback_from": list(errors)}}))
+                yield event
+            if not fell_back:
+                return
+        yield StreamEvent.failure(FallbackExhaustedError(errors))
+        yield StreamEvent.end()
+
+    async def stream_text(self, prompt: Any, **options: Any) -> AsyncIterator[str]:
+        async for event in self.stream_chat_completion(prompt, **options):
+            if event.type is StreamEventType.TOKEN and event.text and not event.is_thinking:
+                yield event.text
+            elif event.type is StreamEventType.ERROR and event.error is not None:
+                raise event.error

@@ -1,0 +1,169 @@
+"""What a plugin declares about its providers, without importing any SDK."""
+
+from __future__ import annotations
+
+import importlib
+import os
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+from llm_core.errors import PluginLoadError
+from llm_core.features import Feature, parse_features
+
+_IDENTIFIER = re.compile(r"^[a-z][a-z0-9_-]{0,63}$")
+_FACTORY_PATH = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
+
+#: A factory is an import path ``"package.module:Class"`` or a callable building the provider.
+Factory = str | Callable[..., Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ModelInfo:
+    """One model of a provider and the features it offers.
+
+    ``extra`` carries plugin-specific facts (e.g. ``{"native_decisions": True}``).
+    """
+
+    id: str
+    features: frozenset[Feature]
+    description: str = ""
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def __init__(
+        self,
+        id: str,  # noqa: A002 - the natural name for a model id
+        features: Iterable[Feature | str],
+        description: str = "",
+        extra: Mapping[str, Any] | None = None,
+    ) -> None:
+        if not id or not id.strip():
+            raise PluginLoadError("ModelInfo.id must not be empty")
+        object.__setattr__(self, "id", id)
+        object.__setattr__(self, "features", parse_features(features))
+        object.__setattr__(self, "description", description)
+        object.__setattr__(self, "extra", MappingProxyType(dict(extra or {})))
+
+    def supports(self, feature: Feature | str) -> bool:
+        return Feature.parse(feature) in self.features
+
+
+@dataclass(frozen=True, slots=True)
+class ProviderSpec:
+    """A provider as a plugin registers it.
+
+    ``features`` are the provider-level features; each :class:`ModelInfo` narrows them per
+    model. ``factory`` is resolved (imported) only when the provider is first built.
+    ``credential_env`` lists environment variables that hold the API key, first one preferred;
+    ``requires_credentials=False`` marks providers that work without a key (local servers).
+    """
+
+    identifier: str
+    name: str
+    features: frozenset[Feature]
+    factory: Factory
+    models: tuple[ModelInfo, ...] = ()
+    default_model: str | None = None
+    credential_env: tuple[str, ...] = ()
+    requires_credentials: bool = True
+    description: str = ""
+    distribution: str | None = None
+
+    def __init__(
+        self,
+        identifier: str,
+        name: str,
+        features: Iterable[Feature | str],
+        factory: Factory,
+        models: Iterable[ModelInfo] = (),
+        default_model: str | None = None,
+        credential_env: Iterable[str] = (),
+        requires_credentials: bool = True,
+        description: str = "",
+        distribution: str | None = None,
+    ) -> None:
+        if not isinstance(identifier, str) or not _IDENTIFIER.match(identifier):
+            raise PluginLoadError(
+                f"provider identifier {identifier!r} must match {_IDENTIFIER.pattern}"
+            )
+        if isinstance(factory, str) and not _FACTORY_PATH.match(factory):
+            raise PluginLoadError(
+                f"provider {identifier!r}: factory {factory!r} must look like 'package.module:Class'"
+            )
+        if not isinstance(factory, str) and not callable(factory):
+            raise PluginLoadError(f"provider {identifier!r}: factory must be a path or callable")
+        model_tuple = tuple(models)
+        ids = [m.id for m in model_tuple]
+        if len(set(ids)) != len(ids):
+            raise PluginLoadError(f"provider {identifier!r}: duplicate model ids in catalogue")
+        if default_model is not None and model_tuple and default_model not in ids:
+            raise PluginLoadError(
+                f"provider {identifier!r}: default model {default_model!r} is not in its catalogue"
+            )
+        object.__setattr__(self, "identifier", identifier)
+        object.__setattr__(self, "name", name or identifier)
+        object.__setattr__(self, "features", parse_features(features))
+        object.__setattr__(self, "factory", factory)
+        object.__setattr__(self, "models", model_tuple)
+        object.__setattr__(self, "default_model", default_model)
+        object.__setattr__(self, "credential_env", tuple(credential_env))
+        object.__setattr__(self, "requires_credentials", requires_credentials)
+        object.__setattr__(self, "description", description)
+        object.__setattr__(self, "distribution", distribution)
+
+    def with_distribution(self, distribution: str | None) -> ProviderSpec:
+        """A copy that records which plugin distribution registered it."""
+        return ProviderSpec(
+            self.identifier,
+            self.name,
+            self.features,
+            self.factory,
+            self.models,
+            self.default_model,
+            self.credential_env,
+            self.requires_credentials,
+            self.description,
+            distribution,
+        )
+
+    def model(self, model_id: str) -> ModelInfo | None:
+        """The catalogue entry for ``model_id`` (``models/`` prefix ignored), if any."""
+        wanted = model_id.removeprefix("models/")
+        for info in self.models:
+            if info.id == wanted:
+                return info
+        return None
+
+    def model_features(self, model_id: str | None) -> frozenset[Feature]:
+        """Features of ``model_id``; the provider-level set for unknown or unspecified models."""
+        if model_id is None:
+            return self.features
+        info = self.model(model_id)
+        return self.features if info is None else info.features & self.features
+
+    def credentials_present(self, env: Mapping[str, str] | None = None) -> bool:
+        """Whether a credential is available in the environment (or none is needed)."""
+        if not self.requires_credentials:
+            return True
+        source = os.environ if env is None else env
+        return any(source.get(name) for name in self.credential_env)
+
+    def resolve_factory(self) -> Callable[..., Any]:
+        """Import and return the factory (imports the provider module, not necessarily its SDK)."""
+        if not isinstance(self.factory, str):
+            return self.factory
+        module_name, _, attr = self.factory.partition(":")
+        try:
+            target: Any = importlib.import_module(module_name)
+            for part in attr.split("."):
+                target = getattr(target, part)
+        except (ImportError, AttributeError) as exc:
+            raise PluginLoadError(
+                f"cannot import provider factory {self.factory!r}: {exc}",
+                distribution=self.distribution,
+            ) from exc
+        if not callable(target):
+            raise PluginLoadError(f"provider factory {self.factory!r} is not callable")
+        return target  # type: ignore[no-any-return]

@@ -1,0 +1,102 @@
+"""Stream events (SPEC §3): ``TOKEN*`` then ``METADATA`` then ``END``, or ``TOKEN*``,
+``ERROR``, ``END`` on failure. ``END`` is always last."""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from llm_core.errors import LLMError
+from llm_core.tools import ToolCall
+
+
+class StreamEventType(str, Enum):
+    TOKEN = "TOKEN"
+    METADATA = "METADATA"
+    ERROR = "ERROR"
+    END = "END"
+
+
+class CallContext(str, Enum):
+    """Why a call is made; picks the token-type pair of its stream."""
+
+    AGENT_THOUGHT = "AGENT_THOUGHT"
+    FINAL_SYNTHESIS = "FINAL_SYNTHESIS"
+
+
+class TokenType(str, Enum):
+    LLM_THINKING = "LLM_THINKING"
+    LLM_RESPONSE = "LLM_RESPONSE"
+    AGENT_THOUGHT_LLM_THINKING = "AGENT_THOUGHT_LLM_THINKING"
+    AGENT_THOUGHT_LLM_RESPONSE = "AGENT_THOUGHT_LLM_RESPONSE"
+    FINAL_SYNTHESIS_LLM_THINKING = "FINAL_SYNTHESIS_LLM_THINKING"
+    FINAL_SYNTHESIS_LLM_RESPONSE = "FINAL_SYNTHESIS_LLM_RESPONSE"
+
+    @property
+    def is_thinking(self) -> bool:
+        return self.value.endswith("_THINKING")
+
+    @classmethod
+    def for_chunk(cls, *, thinking: bool, context: CallContext | None = None) -> TokenType:
+        """The token type of a chunk in a call made with ``context``."""
+        prefix = f"{context.value}_" if context is not None else ""
+        return cls(f"{prefix}LLM_{'THINKING' if thinking else 'RESPONSE'}")
+
+
+class StreamMetadata(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    thinking_tokens: int | None = None
+    time_to_first_token_ms: float | None = None
+    total_time_ms: float | None = None
+    stop_reason: str | None = None
+    model: str | None = None
+    provider: str | None = None
+    trace_id: str | None = None
+    raw_usage: dict[str, Any] | None = None
+    tool_calls: list[ToolCall] | None = None
+    extra: dict[str, Any] = Field(default_factory=dict)
+
+
+class StreamEvent(BaseModel):
+    """One event of a stream. ``text``/``token_type`` for TOKEN, ``metadata`` for METADATA,
+    ``error`` for ERROR."""
+
+    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
+
+    type: StreamEventType
+    text: str | None = None
+    token_type: TokenType | None = None
+    metadata: StreamMetadata | None = None
+    error: LLMError | None = None
+
+    @classmethod
+    def token(cls, text: str, token_type: TokenType) -> StreamEvent:
+        return cls.model_construct(type=StreamEventType.TOKEN, text=text, token_type=token_type,
+                                   metadata=None, error=None)
+
+    @classmethod
+    def meta(cls, metadata: StreamMetadata) -> StreamEvent:
+        return cls.model_construct(type=StreamEventType.METADATA, text=None, token_type=None,
+                                   metadata=metadata, error=None)
+
+    @classmethod
+    def failure(cls, error: LLMError) -> StreamEvent:
+        return cls.model_construct(type=StreamEventType.ERROR, text=None, token_type=None,
+                                   metadata=None, error=error)
+
+    @classmethod
+    def end(cls) -> StreamEvent:
+        return _END
+
+    @property
+    def is_thinking(self) -> bool:
+        return self.token_type is not None and self.token_type.is_thinking
+
+
+_END = StreamEvent.model_construct(type=StreamEventType.END, text=None, token_type=None,
+                                   metadata=None, error=None)

@@ -1,0 +1,142 @@
+"""vcrpy cassettes that people can read: JSON bodies stored as JSON, keys filtered.
+
+Record mode is ``none`` (replay only) unless ``LLM_CORE_RECORD`` is set to a vcrpy record mode
+(``once``, ``new_episodes``, ``all``) to re-record against the real API with a real key.
+Requests match on method, host, path, query (keys removed) and the JSON body.
+
+Needs the optional dependency ``vcrpy`` (``pip install llm-core[replay]``).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+RECORD_ENV = "LLM_CORE_RECORD"
+SECRET_HEADERS = (
+    "authorization", "x-goog-api-key", "x-api-key", "api-key", "openai-organization",
+    "openai-project", "cookie", "set-cookie", "x-goog-user-project",
+)
+SECRET_QUERY = ("key", "api_key", "access_token")
+FILTERED = "FILTERED"
+
+
+def _encode_body(text: Any) -> dict[str, Any]:
+    """A body as readable as it can be: JSON, text, or base64 for binary."""
+    if text is None or text == "":
+        return {"string": ""}
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError:
+            return {"base64": base64.b64encode(text).decode("ascii")}
+    try:
+        parsed = json.loads(text)
+    except ValueError:
+        return {"string": text}
+    if isinstance(parsed, dict | list):
+        return {"json": parsed}
+    return {"string": text}
+
+
+def _decode_body(body: dict[str, Any]) -> str | bytes:
+    if "json" in body:
+        return json.dumps(body["json"], ensure_ascii=False)
+    if "base64" in body:
+        return base64.b64decode(body["base64"])
+    return str(body.get("string", ""))
+
+
+class ReadableJSONSerializer:
+    """vcrpy serializer: interactions with ``json`` bodies instead of escaped strings."""
+
+    @staticmethod
+    def serialize(cassette: dict[str, Any]) -> str:
+        for interaction in cassette["interactions"]:
+            request = interaction["request"]
+            request["body"] = _encode_body(request.get("body"))
+            response = interaction["response"]
+            response["body"] = _encode_body(response.get("body", {}).get("string"))
+        return json.dumps(cassette, indent=2, ensure_ascii=False) + "\n"
+
+    @staticmethod
+    def deserialize(text: str) -> dict[str, Any]:
+        cassette: dict[str, Any] = json.loads(text)
+        for interaction in cassette["interactions"]:
+            request = interaction["request"]
+            body = request.get("body")
+            request["body"] = _decode_body(body) if isinstance(body, dict) else body
+            response = interaction["response"]
+            rbody = response.get("body", {})
+            response["body"] = {"string": _decode_body(rbody) if isinstance(rbody, dict) else rbody}
+        return cassette
+
+
+def _json_body(request: Any) -> Any:
+    body = request.body
+    if body in (None, b"", ""):
+        return None
+    if isinstance(body, bytes):
+        try:
+            body = body.decode("utf-8")
+        except UnicodeDecodeError:
+            return body
+    try:
+        return json.loads(body)
+    except ValueError:
+        return body
+
+
+def json_body_matcher(r1: Any, r2: Any) -> None:
+    """Bodies match when they decode to the same JSON (or are byte-equal)."""
+    if _json_body(r1) != _json_body(r2):
+        raise AssertionError("request bodies differ")
+
+
+def _path_without_version(request: Any) -> str:
+    return str(request.path)
+
+
+def _scrub_response(response: dict[str, Any]) -> dict[str, Any]:
+    headers = response.get("headers", {})
+    for name in list(headers):
+        if name.lower() in SECRET_HEADERS:
+            headers.pop(name)
+    return response
+
+
+def record_mode() -> str:
+    return os.environ.get(RECORD_ENV, "").strip() or "none"
+
+
+def make_vcr(cassette_dir: str | Path, *, mode: str | None = None) -> Any:
+    """A configured ``vcr.VCR`` for ``cassette_dir``."""
+    import vcr
+
+    recorder = vcr.VCR(
+        cassette_library_dir=str(cassette_dir),
+        serializer="readable-json",
+        path_transformer=vcr.VCR.ensure_suffix(".json"),
+        record_mode=mode or record_mode(),
+        match_on=["method", "scheme", "host", "port", "path", "query", "json_body"],
+        filter_headers=[(h, FILTERED) for h in SECRET_HEADERS],
+        filter_query_parameters=list(SECRET_QUERY),
+        before_record_response=_scrub_response,
+        decode_compressed_response=True,
+    )
+    recorder.register_serializer("readable-json", ReadableJSONSerializer)
+    recorder.register_matcher("json_body", json_body_matcher)
+    return recorder
+
+
+@contextmanager
+def use_cassette(path: str | Path, *, mode: str | None = None, **kwargs: Any) -> Iterator[Any]:
+    """Replay (or, with ``LLM_CORE_RECORD``, record) the HTTP traffic of the block."""
+    target = Path(path)
+    with make_vcr(target.parent, mode=mode).use_cassette(target.name, **kwargs) as cassette:
+        yield cassette
