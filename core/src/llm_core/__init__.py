@@ -75,18 +75,34 @@ _EXPORTS: dict[str, str] = {
     "ImageGenerationCapable": "llm_core.capabilities",
     "DecisionCapable": "llm_core.capabilities",
     # errors
-    **{
-        name: "llm_core.errors"
-        for name in (
-            "LLMError", "ConfigurationError", "UnknownFeatureError", "PluginLoadError",
-            "DuplicateProviderError", "UnknownProviderError", "UnsupportedFeatureError",
-            "NoMatchingProviderError", "InvalidInputError", "ProviderError", "AuthenticationError",
-            "PermissionDeniedError", "NotFoundError", "InvalidRequestError",
-            "ContextLengthExceededError", "ContentFilteredError", "InvalidResponseError",
-            "InvalidDecisionResponse", "TransientError", "RateLimitError", "ServerError",
-            "ProviderTimeoutError", "ProviderConnectionError",
-        )
-    },
+    **dict.fromkeys(
+        (
+            "LLMError",
+            "ConfigurationError",
+            "UnknownFeatureError",
+            "PluginLoadError",
+            "DuplicateProviderError",
+            "UnknownProviderError",
+            "UnsupportedFeatureError",
+            "NoMatchingProviderError",
+            "InvalidInputError",
+            "ProviderError",
+            "AuthenticationError",
+            "PermissionDeniedError",
+            "NotFoundError",
+            "InvalidRequestError",
+            "ContextLengthExceededError",
+            "ContentFilteredError",
+            "InvalidResponseError",
+            "InvalidDecisionResponse",
+            "TransientError",
+            "RateLimitError",
+            "ServerError",
+            "ProviderTimeoutError",
+            "ProviderConnectionError",
+        ),
+        "llm_core.errors",
+    ),
 }
 
 __all__ = sorted(_EXPORTS)

@@ -47,11 +47,14 @@ class AsyncProvider:
 
     def _cap(self, iface: type[P], feature: Feature) -> P:
         if not isinstance(self._p, iface):
-            raise UnsupportedFeatureError(f"{self._p.name} does not support {feature.value}",
-                                          provider=self._p.identifier)
+            raise UnsupportedFeatureError(
+                f"{self._p.name} does not support {feature.value}", provider=self._p.identifier
+            )
         return self._p
 
-    async def chat_completion(self, messages: Sequence[MessageLike] | str | Prompt, **options: Any) -> CompletionResponse:
+    async def chat_completion(
+        self, messages: Sequence[MessageLike] | str | Prompt, **options: Any
+    ) -> CompletionResponse:
         p = self._p
         request = p.build_chat_request(messages, **options)
         return await p._arun("chat", request, p.map_chat_request, p._asend_chat, p.parse_chat_response)
@@ -79,13 +82,20 @@ class AsyncProvider:
         try:
             models = await self.available_models()
         except LLMError as exc:
-            raise ProviderConnectionError(f"connection test failed: {exc.message}",
-                                          provider=self._p.identifier) from exc
-        return ConnectionStatus(success=True, provider=self._p.identifier, models=models,
-                                message=f"connected to {self._p.name}: {len(models)} models available",
-                                latency_ms=(time.perf_counter() - started) * 1000)
+            raise ProviderConnectionError(
+                f"connection test failed: {exc.message}", provider=self._p.identifier
+            ) from exc
+        return ConnectionStatus(
+            success=True,
+            provider=self._p.identifier,
+            models=models,
+            message=f"connected to {self._p.name}: {len(models)} models available",
+            latency_ms=(time.perf_counter() - started) * 1000,
+        )
 
-    def stream_chat_completion(self, messages: Sequence[MessageLike] | str | Prompt, **options: Any) -> AsyncIterator[StreamEvent]:
+    def stream_chat_completion(
+        self, messages: Sequence[MessageLike] | str | Prompt, **options: Any
+    ) -> AsyncIterator[StreamEvent]:
         p = self._cap(StreamingCapable, Feature.STREAMING)
         request = p.build_chat_request(messages, feature=Feature.STREAMING, **options)
 
@@ -101,20 +111,28 @@ class AsyncProvider:
             elif event.type is StreamEventType.ERROR and event.error is not None:
                 raise event.error
 
-    async def chat_completion_with_tools(self, messages: Sequence[MessageLike] | str,
-                                         tools: Sequence[ToolSpec | Mapping[str, Any]], **options: Any) -> CompletionResponse:
+    async def chat_completion_with_tools(
+        self, messages: Sequence[MessageLike] | str, tools: Sequence[ToolSpec | Mapping[str, Any]], **options: Any
+    ) -> CompletionResponse:
         p = self._cap(ToolCapable, Feature.TOOLS)
         request = p.build_tool_request(messages, tools, **options)
         return await p._arun("chat_with_tools", request, p.map_chat_request, p._asend_chat, p.parse_chat_response)
 
-    async def analyze_image(self, image: ImageInput | Sequence[ImageInput | TextPart],
-                            prompt: str = "Describe this image.", *, mime_type: str | None = None,
-                            **options: Any) -> VisionResponse:
+    async def analyze_image(
+        self,
+        image: ImageInput | Sequence[ImageInput | TextPart],
+        prompt: str = "Describe this image.",
+        *,
+        mime_type: str | None = None,
+        **options: Any,
+    ) -> VisionResponse:
         p = self._cap(VisionCapable, Feature.VISION)
         request = p.build_vision_request(image, prompt, mime_type, **options)
         return await p._arun("analyze_image", request, p.map_chat_request, p._asend_chat, p._parse_vision)
 
-    async def generate_json(self, prompt: str | Prompt | Sequence[MessageLike], schema: Any = None, **options: Any) -> Any:
+    async def generate_json(
+        self, prompt: str | Prompt | Sequence[MessageLike], schema: Any = None, **options: Any
+    ) -> Any:
         p = self._cap(StructuredOutputCapable, Feature.JSON_MODE)
         request = p.build_json_request(prompt, schema, **options)
         response = await p._arun("generate_json", request, p.map_chat_request, p._asend_chat, p.parse_chat_response)
@@ -123,28 +141,31 @@ class AsyncProvider:
     async def embeddings(self, input: str | Sequence[str], **options: Any) -> EmbeddingResponse:  # noqa: A002
         p = self._cap(EmbeddingCapable, Feature.EMBEDDINGS)
         request = p.build_embedding_request(input, **options)
-        return await p._arun("embeddings", request, p.map_embedding_request, p._asend_embeddings,
-                             p.parse_embedding_response)
+        return await p._arun(
+            "embeddings", request, p.map_embedding_request, p._asend_embeddings, p.parse_embedding_response
+        )
 
     async def generate_image(self, prompt: str, **options: Any) -> ImageResponse:
         p = self._cap(ImageGenerationCapable, Feature.IMAGE)
         request = p.build_image_request(prompt, **options)
         try:
-            return await p._arun("generate_image", request, p.map_image_request, p._asend_image,
-                                 p.parse_image_response)
+            return await p._arun("generate_image", request, p.map_image_request, p._asend_image, p.parse_image_response)
         except InvalidRequestError as exc:
             retry = p.retry_image_request(request, exc)
             if retry is None:
                 raise
-            return await p._arun("generate_image", retry, p.map_image_request, p._asend_image,
-                                 p.parse_image_response)
+            return await p._arun("generate_image", retry, p.map_image_request, p._asend_image, p.parse_image_response)
 
     async def generate_image_bytes(self, prompt: str, **options: Any) -> tuple[bytes, str]:
         image = await self.generate_image(prompt, **options)
         return image.data, image.mime_type
 
-    async def decide(self, subject: DecisionSubject | Mapping[str, Any] | str,
-                     questions: Sequence[Question | Mapping[str, Any]], **options: Any) -> DecisionResponse:
+    async def decide(
+        self,
+        subject: DecisionSubject | Mapping[str, Any] | str,
+        questions: Sequence[Question | Mapping[str, Any]],
+        **options: Any,
+    ) -> DecisionResponse:
         p = self._cap(DecisionCapable, Feature.DECISION)
         request = p.build_decision_request(subject, questions, **options)
         if p.native_decisions(request.model):

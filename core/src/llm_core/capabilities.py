@@ -58,7 +58,9 @@ class StreamingCapable(BaseProvider):
     def new_stream_parser(self, request: ChatRequest) -> StreamParser:
         raise NotImplementedError
 
-    def stream_chat_completion(self, messages: Sequence[MessageLike] | str | Prompt, **options: Any) -> Iterator[StreamEvent]:
+    def stream_chat_completion(
+        self, messages: Sequence[MessageLike] | str | Prompt, **options: Any
+    ) -> Iterator[StreamEvent]:
         """Stream events: TOKEN* METADATA END, or TOKEN* ERROR END. Input errors raise at once."""
         request = self.build_chat_request(messages, feature=Feature.STREAMING, **options)
         return self._stream_events(request, self._send_stream, self.new_stream_parser(request))
@@ -82,13 +84,15 @@ class ToolCapable(BaseProvider):
     def supports_tools(self) -> bool:
         return self.supports_feature(Feature.TOOLS)
 
-    def build_tool_request(self, messages: Sequence[MessageLike] | str, tools: Sequence[ToolSpec | Mapping[str, Any]],
-                           **options: Any) -> ChatRequest:
+    def build_tool_request(
+        self, messages: Sequence[MessageLike] | str, tools: Sequence[ToolSpec | Mapping[str, Any]], **options: Any
+    ) -> ChatRequest:
         specs = coerce_tools(tools, self.identifier)
         return self.build_chat_request(messages, feature=Feature.TOOLS, tools=specs, **options)
 
-    def chat_completion_with_tools(self, messages: Sequence[MessageLike] | str,
-                                   tools: Sequence[ToolSpec | Mapping[str, Any]], **options: Any) -> CompletionResponse:
+    def chat_completion_with_tools(
+        self, messages: Sequence[MessageLike] | str, tools: Sequence[ToolSpec | Mapping[str, Any]], **options: Any
+    ) -> CompletionResponse:
         """Chat in which the model may call ``tools``; calls come back in ``tool_calls``."""
         request = self.build_tool_request(messages, tools, **options)
         return self._run("chat_with_tools", request, self.map_chat_request, self._send_chat, self.parse_chat_response)
@@ -105,23 +109,34 @@ class VisionCapable(BaseProvider):
 
     def check_image(self, image: ImagePart) -> str:
         """Validate format and size; returns the MIME type. Raises InvalidInputError."""
-        return check_media(image.data, image.mime_type or _mime_from_url(image.url), kind="image",
-                           formats=self.supported_image_formats, max_bytes=self.max_image_size,
-                           provider=self.identifier)
+        return check_media(
+            image.data,
+            image.mime_type or _mime_from_url(image.url),
+            kind="image",
+            formats=self.supported_image_formats,
+            max_bytes=self.max_image_size,
+            provider=self.identifier,
+        )
 
-    def build_vision_request(self, image: ImageInput | Sequence[ImageInput | TextPart], prompt: str,
-                             mime_type: str | None, **options: Any) -> ChatRequest:
+    def build_vision_request(
+        self, image: ImageInput | Sequence[ImageInput | TextPart], prompt: str, mime_type: str | None, **options: Any
+    ) -> ChatRequest:
         parts: list[TextPart | ImagePart] = [TextPart(text=prompt)]
-        items = image if isinstance(image, list | tuple) else [image]
+        items: Sequence[ImageInput | TextPart] = image if isinstance(image, list | tuple) else [image]  # type: ignore[list-item]
         for item in items:
             parts.append(item if isinstance(item, TextPart) else to_image_part(item, mime_type))
         if not any(isinstance(p, ImagePart) for p in parts):
             raise InvalidInputError("analyze_image needs at least one image", provider=self.identifier)
         return self.build_chat_request([ChatMessage.user(parts)], feature=Feature.VISION, **options)
 
-    def analyze_image(self, image: ImageInput | Sequence[ImageInput | TextPart],
-                      prompt: str = "Describe this image.", *, mime_type: str | None = None,
-                      **options: Any) -> VisionResponse:
+    def analyze_image(
+        self,
+        image: ImageInput | Sequence[ImageInput | TextPart],
+        prompt: str = "Describe this image.",
+        *,
+        mime_type: str | None = None,
+        **options: Any,
+    ) -> VisionResponse:
         """Ask about one or more images (bytes, :class:`ImagePart`, or an http(s)/data URL)."""
         request = self.build_vision_request(image, prompt, mime_type, **options)
         return self._run("analyze_image", request, self.map_chat_request, self._send_chat, self._parse_vision)
@@ -147,8 +162,14 @@ def _mime_from_url(url: str | None) -> str | None:
     if not url:
         return None
     suffix = url.split("?", 1)[0].rsplit(".", 1)[-1].lower()
-    return {"png": "image/png", "jpg": "image/jpeg", "jpeg": "image/jpeg", "webp": "image/webp",
-            "gif": "image/gif", "pdf": "application/pdf"}.get(suffix)
+    return {
+        "png": "image/png",
+        "jpg": "image/jpeg",
+        "jpeg": "image/jpeg",
+        "webp": "image/webp",
+        "gif": "image/gif",
+        "pdf": "application/pdf",
+    }.get(suffix)
 
 
 class DocumentCapable(BaseProvider):
@@ -161,17 +182,23 @@ class DocumentCapable(BaseProvider):
         return self.supports_feature(Feature.DOCUMENTS)
 
     def check_document(self, document: DocumentPart) -> str:
-        return check_media(document.data, document.mime_type or _mime_from_url(document.url), kind="document",
-                           formats=self.supported_document_formats, max_bytes=self.max_document_size,
-                           provider=self.identifier)
+        return check_media(
+            document.data,
+            document.mime_type or _mime_from_url(document.url),
+            kind="document",
+            formats=self.supported_document_formats,
+            max_bytes=self.max_document_size,
+            provider=self.identifier,
+        )
 
 
 class StructuredOutputCapable(BaseProvider):
     """``generate_json(prompt, schema=...)``: a Pydantic model gives a validated instance,
     a dict schema or none gives the decoded JSON."""
 
-    def build_json_request(self, prompt: str | Prompt | Sequence[MessageLike], schema: Any,
-                           **options: Any) -> ChatRequest:
+    def build_json_request(
+        self, prompt: str | Prompt | Sequence[MessageLike], schema: Any, **options: Any
+    ) -> ChatRequest:
         if schema is not None and not (
             isinstance(schema, dict) or (isinstance(schema, type) and issubclass(schema, BaseModel))
         ):
@@ -182,17 +209,20 @@ class StructuredOutputCapable(BaseProvider):
             try:
                 schema.model_json_schema()
             except Exception as exc:  # noqa: BLE001 - pydantic raises several kinds here
-                raise InvalidInputError(f"schema {schema.__name__} cannot be turned into JSON schema: {exc}",
-                                        provider=self.identifier) from None
-        return self.build_chat_request(prompt, feature=Feature.JSON_MODE, json_mode=True,
-                                       response_schema=schema, **options)
+                raise InvalidInputError(
+                    f"schema {schema.__name__} cannot be turned into JSON schema: {exc}", provider=self.identifier
+                ) from None
+        return self.build_chat_request(
+            prompt, feature=Feature.JSON_MODE, json_mode=True, response_schema=schema, **options
+        )
 
     @overload
     def generate_json(self, prompt: str | Prompt | Sequence[MessageLike], schema: type[M], **options: Any) -> M: ...
 
     @overload
-    def generate_json(self, prompt: str | Prompt | Sequence[MessageLike], schema: dict[str, Any] | None = None,
-                      **options: Any) -> Any: ...
+    def generate_json(
+        self, prompt: str | Prompt | Sequence[MessageLike], schema: dict[str, Any] | None = None, **options: Any
+    ) -> Any: ...
 
     def generate_json(self, prompt: str | Prompt | Sequence[MessageLike], schema: Any = None, **options: Any) -> Any:
         request = self.build_json_request(prompt, schema, **options)
@@ -203,8 +233,9 @@ class StructuredOutputCapable(BaseProvider):
 def decode_json(response: CompletionResponse, schema: Any, provider: str) -> Any:
     """Decode (and with a Pydantic model, validate) a JSON answer; raw text kept on failure."""
     if response.is_filtered:
-        raise InvalidResponseError("the model refused or was filtered instead of answering JSON",
-                                   provider=provider, raw=response.content)
+        raise InvalidResponseError(
+            "the model refused or was filtered instead of answering JSON", provider=provider, raw=response.content
+        )
     text = response.content
     try:
         if isinstance(schema, type) and issubclass(schema, BaseModel):
@@ -212,8 +243,9 @@ def decode_json(response: CompletionResponse, schema: Any, provider: str) -> Any
         return json.loads(text)
     except (ValidationError, ValueError) as exc:
         hint = " (the answer was cut off: raise max_tokens)" if response.is_truncated else ""
-        raise InvalidResponseError(f"the model's answer is not valid JSON for the schema{hint}: {exc}",
-                                   provider=provider, raw=text) from exc
+        raise InvalidResponseError(
+            f"the model's answer is not valid JSON for the schema{hint}: {exc}", provider=provider, raw=text
+        ) from exc
 
 
 class EmbeddingCapable(BaseProvider):
@@ -237,22 +269,36 @@ class EmbeddingCapable(BaseProvider):
                 return info.id
         return self.default_model()
 
-    def build_embedding_request(self, input: str | Sequence[str], *, model: str | None = None,  # noqa: A002
-                                dimensions: int | None = None, task_type: str | None = None,
-                                **options: Any) -> EmbeddingRequest:
+    def build_embedding_request(
+        self,
+        input: str | Sequence[str],  # noqa: A002
+        *,
+        model: str | None = None,
+        dimensions: int | None = None,
+        task_type: str | None = None,
+        **options: Any,
+    ) -> EmbeddingRequest:
         inputs = [input] if isinstance(input, str) else list(input)
         if not inputs or any(not isinstance(t, str) or not t.strip() for t in inputs):
             raise InvalidInputError("embeddings need one or more non-empty strings", provider=self.identifier)
         chosen = model or self.default_embedding_model()
         self._require(Feature.EMBEDDINGS, chosen)
-        return build(EmbeddingRequest, self.identifier, inputs=inputs, model=chosen,  # type: ignore[no-any-return]
-                     dimensions=dimensions, task_type=task_type, options=options)
+        return build(
+            EmbeddingRequest,
+            self.identifier,
+            inputs=inputs,
+            model=chosen,
+            dimensions=dimensions,
+            task_type=task_type,
+            options=options,
+        )
 
     def embeddings(self, input: str | Sequence[str], **options: Any) -> EmbeddingResponse:  # noqa: A002
         """Vectors for one or many texts. Options: ``model``, ``dimensions``, ``task_type``."""
         request = self.build_embedding_request(input, **options)
-        return self._run("embeddings", request, self.map_embedding_request, self._send_embeddings,
-                         self.parse_embedding_response)
+        return self._run(
+            "embeddings", request, self.map_embedding_request, self._send_embeddings, self.parse_embedding_response
+        )
 
 
 class ImageGenerationCapable(BaseProvider):
@@ -280,29 +326,43 @@ class ImageGenerationCapable(BaseProvider):
                 return info.id
         return self.default_model()
 
-    def build_image_request(self, prompt: str, *, model: str | None = None,
-                            input_images: Sequence[ImagePart | tuple[bytes, str]] | None = None,
-                            **options: Any) -> ImageRequest:
+    def build_image_request(
+        self,
+        prompt: str,
+        *,
+        model: str | None = None,
+        input_images: Sequence[ImagePart | tuple[bytes, str]] | None = None,
+        **options: Any,
+    ) -> ImageRequest:
         if not isinstance(prompt, str) or not prompt.strip():
             raise InvalidInputError("the image prompt is empty", provider=self.identifier)
         chosen = model or self.default_image_model()
         self._require(Feature.IMAGE, chosen)
         images = [_input_image(i, self.identifier) for i in input_images or ()]
         fields = {k: options.pop(k) for k in ("size", "aspect_ratio", "quality", "mime_type") if k in options}
-        return build(ImageRequest, self.identifier, prompt=prompt, model=chosen,  # type: ignore[no-any-return]
-                     input_images=images, options=options, **fields)
+        return build(
+            ImageRequest,
+            self.identifier,
+            prompt=prompt,
+            model=chosen,
+            input_images=images,
+            options=options,
+            **fields,
+        )
 
     def generate_image(self, prompt: str, **options: Any) -> ImageResponse:
         request = self.build_image_request(prompt, **options)
         try:
-            return self._run("generate_image", request, self.map_image_request, self._send_image,
-                             self.parse_image_response)
+            return self._run(
+                "generate_image", request, self.map_image_request, self._send_image, self.parse_image_response
+            )
         except InvalidRequestError as exc:
             retry = self.retry_image_request(request, exc)
             if retry is None:
                 raise
-            return self._run("generate_image", retry, self.map_image_request, self._send_image,
-                             self.parse_image_response)
+            return self._run(
+                "generate_image", retry, self.map_image_request, self._send_image, self.parse_image_response
+            )
 
     def generate_image_bytes(self, prompt: str, **options: Any) -> tuple[bytes, str]:
         """The first generated image as ``(bytes, mime_type)``."""
@@ -350,9 +410,14 @@ class DecisionCapable(BaseProvider):
                 return info.id
         return self.default_model()
 
-    def build_decision_request(self, subject: DecisionSubject | Mapping[str, Any] | str,
-                               questions: Sequence[Question | Mapping[str, Any]], *,
-                               model: str | None = None, **options: Any) -> DecisionRequest:
+    def build_decision_request(
+        self,
+        subject: DecisionSubject | Mapping[str, Any] | str,
+        questions: Sequence[Question | Mapping[str, Any]],
+        *,
+        model: str | None = None,
+        **options: Any,
+    ) -> DecisionRequest:
         if isinstance(subject, str):
             subject = {"task": subject}
         if not isinstance(subject, DecisionSubject):
@@ -360,8 +425,14 @@ class DecisionCapable(BaseProvider):
         parsed = parse_questions(questions)
         chosen = model or self.default_decision_model()
         self._require(Feature.DECISION, chosen)
-        return build(DecisionRequest, self.identifier, subject=subject, questions=parsed,  # type: ignore[no-any-return]
-                     model=chosen, options=options)
+        return build(
+            DecisionRequest,
+            self.identifier,
+            subject=subject,
+            questions=parsed,
+            model=chosen,
+            options=options,
+        )
 
     def _checked(self, raw: Any, request: DecisionRequest) -> DecisionResponse:
         response = self.parse_decision_response(raw, request)
@@ -370,20 +441,36 @@ class DecisionCapable(BaseProvider):
 
     def fallback_chat_request(self, request: DecisionRequest) -> ChatRequest:
         if not isinstance(self, StructuredOutputCapable):
-            raise InvalidInputError(f"model {request.model!r} has no native decisions and "
-                                    f"{self.name} has no structured output", provider=self.identifier)
-        return self.build_chat_request(fallback_prompt(request.subject, request.questions), model=request.model,
-                                       feature=Feature.JSON_MODE, json_mode=True,
-                                       response_schema=fallback_schema(request.questions))
+            raise InvalidInputError(
+                f"model {request.model!r} has no native decisions and {self.name} has no structured output",
+                provider=self.identifier,
+            )
+        return self.build_chat_request(
+            fallback_prompt(request.subject, request.questions),
+            model=request.model,
+            feature=Feature.JSON_MODE,
+            json_mode=True,
+            response_schema=fallback_schema(request.questions),
+        )
 
     def fallback_response(self, response: CompletionResponse, request: DecisionRequest) -> DecisionResponse:
         data = decode_json(response, None, self.identifier)
         answers = answers_from_fallback(request.questions, data, provider=self.identifier)
-        return DecisionResponse(answers=answers, probability_kind=ProbabilityKind.NONE, model=response.model,
-                                provider=self.identifier, usage=response.usage, metadata={"fallback": "structured_output"})
+        return DecisionResponse(
+            answers=answers,
+            probability_kind=ProbabilityKind.NONE,
+            model=response.model,
+            provider=self.identifier,
+            usage=response.usage,
+            metadata={"fallback": "structured_output"},
+        )
 
-    def decide(self, subject: DecisionSubject | Mapping[str, Any] | str,
-               questions: Sequence[Question | Mapping[str, Any]], **options: Any) -> DecisionResponse:
+    def decide(
+        self,
+        subject: DecisionSubject | Mapping[str, Any] | str,
+        questions: Sequence[Question | Mapping[str, Any]],
+        **options: Any,
+    ) -> DecisionResponse:
         """One validated answer per question (SPEC §6)."""
         request = self.build_decision_request(subject, questions, **options)
         if self.native_decisions(request.model):

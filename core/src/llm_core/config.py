@@ -6,7 +6,6 @@ API keys are wrapped in :class:`Secret`, whose ``repr`` and ``str`` never show t
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
@@ -140,7 +139,3 @@ def routing_preference(path: Path | None = None) -> tuple[str, ...]:
     if isinstance(prefer, str):
         return (prefer,)
     return tuple(str(p) for p in prefer)
-
-
-if sys.version_info < (3, 11):  # pragma: no cover - tomllib is 3.11+
-    raise ImportError("llm-core needs Python 3.11 or newer")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from enum import Enum
+from enum import StrEnum
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -16,7 +16,7 @@ from llm_core.responses import Usage
 KEY_PATTERN = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
 
 
-class ProbabilityKind(str, Enum):
+class ProbabilityKind(StrEnum):
     CALIBRATED = "calibrated"  # a native decision API
     DISTRIBUTION = "distribution"  # a distribution the model wrote itself
     NONE = "none"  # hard labels from a structured-output fallback
@@ -188,9 +188,7 @@ def validate_answers(
     asked = {q.key for q in questions}
     extra = sorted(set(answers) - asked)
     if extra:
-        raise InvalidDecisionResponse(
-            f"answers for questions never asked: {extra}", provider=provider, key=extra[0]
-        )
+        raise InvalidDecisionResponse(f"answers for questions never asked: {extra}", provider=provider, key=extra[0])
     ordered: dict[str, DecisionAnswer] = {}
     for question in questions:
         answer = answers.get(question.key)
@@ -275,9 +273,7 @@ def fallback_prompt(subject: DecisionSubject, questions: Sequence[Question]) -> 
     return "\n".join(lines)
 
 
-def answers_from_fallback(
-    questions: Sequence[Question], data: Any, *, provider: str
-) -> dict[str, DecisionAnswer]:
+def answers_from_fallback(questions: Sequence[Question], data: Any, *, provider: str) -> dict[str, DecisionAnswer]:
     """Turn the fallback's JSON object into answers (probability kind "none")."""
     if not isinstance(data, Mapping):
         raise InvalidDecisionResponse("the model did not return a JSON object", provider=provider)
@@ -290,8 +286,7 @@ def answers_from_fallback(
         elif isinstance(question, YesNoQuestion):
             if raw not in ("yes", "no"):
                 raise InvalidDecisionResponse(f"{raw!r} is not yes or no", provider=provider, key=key)
-            answers[key] = DecisionAnswer(key=key, kind="yes_no", choice=raw,
-                                          value=1.0 if raw == "yes" else 0.0)
+            answers[key] = DecisionAnswer(key=key, kind="yes_no", choice=raw, value=1.0 if raw == "yes" else 0.0)
         elif isinstance(question, ChoiceQuestion):
             answers[key] = DecisionAnswer(key=key, kind="choice", choice=str(raw))
         else:

@@ -77,8 +77,7 @@ def load_entry_point_plugins(
     """Import each allowed entry point's module and register it with ``manager``."""
     allowed = allowed_distributions()
     loaded: list[LoadedPlugin] = []
-    chosen = sorted(points if points is not None else iter_entry_points(),
-                    key=lambda ep: (_dist_name(ep), ep.name))
+    chosen = sorted(points if points is not None else iter_entry_points(), key=lambda ep: (_dist_name(ep), ep.name))
     for point in chosen:
         dist = _dist_name(point)
         if allowed is not None and _norm(dist) not in allowed:
@@ -86,7 +85,7 @@ def load_entry_point_plugins(
         try:
             module: Any = point.load()
             manager.register(module, name=f"{dist}:{point.name}")
-        except Exception as exc:  # a broken plugin must not break discovery
+        except Exception as exc:  # noqa: BLE001 - a broken plugin must not break discovery
             on_error(PluginError(dist, "import", exc))
             continue
         version = point.dist.version if point.dist is not None else None
@@ -110,11 +109,10 @@ def collect_specs(
 
         def register(spec: ProviderSpec, _dist: str = dist) -> None:
             if not isinstance(spec, ProviderSpec):
-                raise PluginLoadError(f"register() takes a ProviderSpec, got {type(spec).__name__}",
-                                      distribution=_dist)
+                raise PluginLoadError(f"register() takes a ProviderSpec, got {type(spec).__name__}", distribution=_dist)
             on_spec(spec.with_distribution(spec.distribution or _dist), _dist)
 
         try:
             impl.function(register=register)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - one plugin's failure must not stop the others
             on_error(PluginError(dist, "register", exc))

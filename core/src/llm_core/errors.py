@@ -88,9 +88,7 @@ class InvalidInputError(LLMError, ValueError):
 class ProviderError(LLMError):
     """A provider call failed. ``status_code`` is the HTTP status when there was one."""
 
-    def __init__(
-        self, message: str, *, provider: str | None = None, status_code: int | None = None
-    ) -> None:
+    def __init__(self, message: str, *, provider: str | None = None, status_code: int | None = None) -> None:
         super().__init__(message, provider=provider)
         self.status_code = status_code
 
@@ -140,9 +138,7 @@ class InvalidResponseError(ProviderError):
 class InvalidDecisionResponse(InvalidResponseError):
     """A decision answer is missing or invalid; names the question key and the reason."""
 
-    def __init__(
-        self, reason: str, *, provider: str | None = None, key: str | None = None
-    ) -> None:
+    def __init__(self, reason: str, *, provider: str | None = None, key: str | None = None) -> None:
         self.key = key
         self.reason = reason
         where = f"question {key!r}: " if key else ""

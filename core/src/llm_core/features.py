@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from enum import Enum
+from enum import StrEnum
 
 from llm_core.errors import UnknownFeatureError
 
 
-class Feature(str, Enum):
+class Feature(StrEnum):
     """A capability a provider (or one of its models) may offer.
 
     Values are stable strings (SPEC §5 plus ``documents`` and ``thinking``).

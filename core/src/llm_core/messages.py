@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Iterable, Mapping, Sequence
-from enum import Enum
+from enum import StrEnum
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -20,7 +20,7 @@ from llm_core.errors import InvalidInputError
 from llm_core.tools import ToolCall
 
 
-class Role(str, Enum):
+class Role(StrEnum):
     SYSTEM = "system"
     USER = "user"
     ASSISTANT = "assistant"
@@ -139,7 +139,8 @@ class ChatMessage(BaseModel):
 
     @classmethod
     def user(cls, content: str | Sequence[TextPart | ImagePart | DocumentPart | str]) -> ChatMessage:
-        return cls(role=Role.USER, content=content if isinstance(content, str) else list(content))  # type: ignore[arg-type]
+        parts: Any = content if isinstance(content, str) else list(content)
+        return cls(role=Role.USER, content=parts)
 
     @classmethod
     def assistant(cls, content: str = "", tool_calls: Sequence[ToolCall] | None = None) -> ChatMessage:

@@ -55,8 +55,12 @@ class LoggingObserver:
         if logger.isEnabledFor(logging.DEBUG):
             logger.debug(
                 "call %s: %s %s model=%s attempt=%s features=%s",
-                event.get("call_id"), event.get("provider"), event.get("operation"),
-                event.get("model"), event.get("attempt"), event.get("features"),
+                event.get("call_id"),
+                event.get("provider"),
+                event.get("operation"),
+                event.get("model"),
+                event.get("attempt"),
+                event.get("features"),
             )
 
     @hookimpl
@@ -64,8 +68,11 @@ class LoggingObserver:
         if logger.isEnabledFor(logging.DEBUG):
             logger.debug(
                 "call %s: %s answered in %.1f ms after %s attempt(s), usage=%s%s",
-                event.get("call_id"), event.get("provider"), event.get("latency_ms", 0.0),
-                event.get("attempts"), event.get("usage"),
+                event.get("call_id"),
+                event.get("provider"),
+                event.get("latency_ms", 0.0),
+                event.get("attempts"),
+                event.get("usage"),
                 f" (fallback from {event['fallback_from']})" if event.get("fallback_from") else "",
             )
 
@@ -75,6 +82,10 @@ class LoggingObserver:
             error = event.get("error")
             logger.debug(
                 "call %s: %s attempt %s failed with %s: %s (retry: %s)",
-                event.get("call_id"), event.get("provider"), event.get("attempt"),
-                type(error).__name__, error, event.get("will_retry"),
+                event.get("call_id"),
+                event.get("provider"),
+                event.get("attempt"),
+                type(error).__name__,
+                error,
+                event.get("will_retry"),
             )

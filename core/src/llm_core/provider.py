@@ -79,8 +79,12 @@ class BaseProvider:
         self._spec = chosen
         self._config_file = Path(config_file) if config_file else None
         self._explicit: dict[str, Any] = {
-            "api_key": api_key, "model": model, "base_url": base_url, "timeout": timeout,
-            "retry": retry, **options,
+            "api_key": api_key,
+            "model": model,
+            "base_url": base_url,
+            "timeout": timeout,
+            "retry": retry,
+            **options,
         }
         self._check_declared_features()
         self._apply_settings()
@@ -92,13 +96,15 @@ class BaseProvider:
         section = provider_section(self.identifier, self._config_file)
         explicit = self._explicit
         self.api_key: Secret | None = resolve_api_key(
-            self.identifier, explicit.get("api_key"), section=section,
-            env=self._spec.credential_env, required=self._spec.requires_credentials,
+            self.identifier,
+            explicit.get("api_key"),
+            section=section,
+            env=self._spec.credential_env,
+            required=self._spec.requires_credentials,
         )
 
         def setting(name: str) -> Any:
-            return resolve_setting(name, explicit.get(name), section=section,
-                                   env=self.env_settings.get(name, ()))
+            return resolve_setting(name, explicit.get(name), section=section, env=self.env_settings.get(name, ()))
 
         self._model: str | None = setting("model") or self._spec.default_model
         self.base_url: str | None = setting("base_url")
@@ -106,8 +112,9 @@ class BaseProvider:
         try:
             self.timeout = float(timeout) if timeout is not None else self.default_timeout
         except (TypeError, ValueError):
-            raise ConfigurationError(f"timeout must be a number of seconds, got {timeout!r}",
-                                     provider=self.identifier) from None
+            raise ConfigurationError(
+                f"timeout must be a number of seconds, got {timeout!r}", provider=self.identifier
+            ) from None
         if self.timeout <= 0:
             raise ConfigurationError("timeout must be positive", provider=self.identifier)
         retry = explicit.get("retry")
@@ -116,9 +123,7 @@ class BaseProvider:
         self.retry_policy = retry if isinstance(retry, RetryPolicy) else RetryPolicy.from_mapping(retry)
         reserved = {"api_key", "model", "base_url", "timeout", "retry"}
         file_options = {k: v for k, v in section.items() if k not in reserved}
-        self.options: dict[str, Any] = {
-            **file_options, **{k: v for k, v in explicit.items() if k not in reserved}
-        }
+        self.options: dict[str, Any] = {**file_options, **{k: v for k, v in explicit.items() if k not in reserved}}
         self._reset_clients()
 
     def configure(self, config: Mapping[str, Any]) -> None:
@@ -194,9 +199,7 @@ class BaseProvider:
 
     def _require(self, feature: Feature, model: str) -> None:
         if feature not in self.implemented_features() or feature not in self._spec.features:
-            raise UnsupportedFeatureError(
-                f"{self.name} does not support {feature.value}", provider=self.identifier
-            )
+            raise UnsupportedFeatureError(f"{self.name} does not support {feature.value}", provider=self.identifier)
         if feature not in self.model_features(model):
             raise UnsupportedFeatureError(
                 f"model {model!r} of {self.name} does not support {feature.value}; "
@@ -271,7 +274,7 @@ class BaseProvider:
             for key in ("top_p", "stop", "tools", "tool_choice", "json_mode", "response_schema")
             if key in options
         }
-        return build(  # type: ignore[no-any-return]
+        return build(
             ChatRequest,
             self.identifier,
             messages=normalised,
@@ -305,8 +308,7 @@ class BaseProvider:
     # -- execution: one attempt, retries, observers ------------------------------------------
 
     def _event(self, operation: str, model: str | None, call_id: int, **more: Any) -> dict[str, Any]:
-        return {"provider": self.identifier, "model": model, "operation": operation,
-                "call_id": call_id, **more}
+        return {"provider": self.identifier, "model": model, "operation": operation, "call_id": call_id, **more}
 
     def _mapped(self, error: BaseException) -> LLMError:
         if isinstance(error, LLMError):
@@ -372,19 +374,35 @@ class BaseProvider:
 
     def _emit_error(self, operation: str, model: str | None, call_id: int, error: LLMError, attempt: int) -> None:
         will_retry = self.retry_policy.should_retry(error) and attempt < self.retry_policy.max_attempts
-        observers.emit("llm_core_on_error", self._event(operation, model, call_id, error=error,
-                                                         attempt=attempt, will_retry=will_retry))
+        observers.emit(
+            "llm_core_on_error",
+            self._event(operation, model, call_id, error=error, attempt=attempt, will_retry=will_retry),
+        )
 
-    def _emit_done(self, operation: str, model: str | None, call_id: int, result: Any, started: float, attempts: int) -> None:
+    def _emit_done(
+        self, operation: str, model: str | None, call_id: int, result: Any, started: float, attempts: int
+    ) -> None:
         usage = getattr(result, "usage", None)
-        observers.emit("llm_core_after_response", self._event(
-            operation, model, call_id, attempts=attempts,
-            usage=usage.model_dump() if usage is not None and hasattr(usage, "model_dump") else None,
-            latency_ms=(time.perf_counter() - started) * 1000,
-        ))
+        observers.emit(
+            "llm_core_after_response",
+            self._event(
+                operation,
+                model,
+                call_id,
+                attempts=attempts,
+                usage=usage.model_dump() if usage is not None and hasattr(usage, "model_dump") else None,
+                latency_ms=(time.perf_counter() - started) * 1000,
+            ),
+        )
 
-    def _run(self, operation: str, request: Any, map_: Callable[[Any], dict[str, Any]],
-             send: Callable[[dict[str, Any]], Any], parse: Callable[[Any, Any], T]) -> T:
+    def _run(
+        self,
+        operation: str,
+        request: Any,
+        map_: Callable[[Any], dict[str, Any]],
+        send: Callable[[dict[str, Any]], Any],
+        parse: Callable[[Any, Any], T],
+    ) -> T:
         payload = map_(request)
         raw = self._execute(operation, request.model, lambda: send(payload))
         try:
@@ -392,8 +410,14 @@ class BaseProvider:
         except Exception as exc:
             raise self._mapped(exc) from exc
 
-    async def _arun(self, operation: str, request: Any, map_: Callable[[Any], dict[str, Any]],
-                    send: Callable[[dict[str, Any]], Awaitable[Any]], parse: Callable[[Any, Any], T]) -> T:
+    async def _arun(
+        self,
+        operation: str,
+        request: Any,
+        map_: Callable[[Any], dict[str, Any]],
+        send: Callable[[dict[str, Any]], Awaitable[Any]],
+        parse: Callable[[Any, Any], T],
+    ) -> T:
         payload = map_(request)
         raw = await self._aexecute(operation, request.model, lambda: send(payload))
         try:
@@ -435,19 +459,20 @@ class BaseProvider:
         try:
             models = self.available_models()
         except LLMError as exc:
-            raise ProviderConnectionError(
-                f"connection test failed: {exc.message}", provider=self.identifier
-            ) from exc
+            raise ProviderConnectionError(f"connection test failed: {exc.message}", provider=self.identifier) from exc
         return ConnectionStatus(
-            success=True, provider=self.identifier, models=models,
+            success=True,
+            provider=self.identifier,
+            models=models,
             message=f"connected to {self.name}: {len(models)} models available",
             latency_ms=(time.perf_counter() - started) * 1000,
         )
 
     # -- streaming driver (used by StreamingCapable) ------------------------------------------
 
-    def _stream_events(self, request: ChatRequest, open_stream: Callable[[dict[str, Any]], Iterator[Any]],
-                       parser: StreamParser) -> Iterator[StreamEvent]:
+    def _stream_events(
+        self, request: ChatRequest, open_stream: Callable[[dict[str, Any]], Iterator[Any]], parser: StreamParser
+    ) -> Iterator[StreamEvent]:
         """TOKEN* METADATA END, or TOKEN* ERROR END. Only opening (up to the first chunk) is
         retried; once a chunk arrived a failure ends the stream with ERROR."""
         started = time.perf_counter()
@@ -455,9 +480,10 @@ class BaseProvider:
         payload = self.map_chat_request(request)
         chunks: Iterator[Any] | None = None
         try:
+
             def open_and_peek() -> tuple[Iterator[Any], list[Any]]:
                 iterator = iter(open_stream(payload))
-                head = [chunk for chunk in _take_one(iterator)]
+                head = list(_take_one(iterator))
                 return iterator, head
 
             chunks, head = self._execute("stream", request.model, open_and_peek)
@@ -467,7 +493,7 @@ class BaseProvider:
                         first_token = time.perf_counter()
                     yield event
             yield StreamEvent.meta(self._finish_metadata(parser, request, started, first_token))
-        except Exception as exc:  # every failure becomes ERROR, then END
+        except Exception as exc:  # noqa: BLE001 - every failure becomes ERROR, then END
             yield StreamEvent.failure(self._mapped(exc))
         finally:
             close = getattr(chunks, "close", None)
@@ -475,13 +501,18 @@ class BaseProvider:
                 close()
         yield StreamEvent.end()
 
-    async def _astream_events(self, request: ChatRequest, open_stream: Callable[[dict[str, Any]], Awaitable[AsyncIterator[Any]]],
-                              parser: StreamParser) -> AsyncIterator[StreamEvent]:
+    async def _astream_events(
+        self,
+        request: ChatRequest,
+        open_stream: Callable[[dict[str, Any]], Awaitable[AsyncIterator[Any]]],
+        parser: StreamParser,
+    ) -> AsyncIterator[StreamEvent]:
         started = time.perf_counter()
         first_token: float | None = None
         payload = self.map_chat_request(request)
         chunks: AsyncIterator[Any] | None = None
         try:
+
             async def open_and_peek() -> tuple[AsyncIterator[Any], list[Any]]:
                 iterator = (await open_stream(payload)).__aiter__()
                 try:
@@ -490,19 +521,20 @@ class BaseProvider:
                     head = []
                 return iterator, head
 
-            chunks, head = await self._aexecute("stream", request.model, open_and_peek)
+            opened, head = await self._aexecute("stream", request.model, open_and_peek)
+            chunks = opened
             for chunk in head:
                 for event in parser.feed(chunk):
                     if first_token is None and event.type is StreamEventType.TOKEN:
                         first_token = time.perf_counter()
                     yield event
-            async for chunk in chunks:
+            async for chunk in opened:
                 for event in parser.feed(chunk):
                     if first_token is None and event.type is StreamEventType.TOKEN:
                         first_token = time.perf_counter()
                     yield event
             yield StreamEvent.meta(self._finish_metadata(parser, request, started, first_token))
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - every failure becomes ERROR, then END
             yield StreamEvent.failure(self._mapped(exc))
         finally:
             close = getattr(chunks, "aclose", None)
@@ -510,16 +542,19 @@ class BaseProvider:
                 await close()
         yield StreamEvent.end()
 
-    def _finish_metadata(self, parser: StreamParser, request: ChatRequest, started: float,
-                         first_token: float | None) -> StreamMetadata:
+    def _finish_metadata(
+        self, parser: StreamParser, request: ChatRequest, started: float, first_token: float | None
+    ) -> StreamMetadata:
         meta = parser.finish()
         now = time.perf_counter()
-        return meta.model_copy(update={
-            "time_to_first_token_ms": (first_token - started) * 1000 if first_token else None,
-            "total_time_ms": (now - started) * 1000,
-            "model": meta.model or request.model,
-            "provider": self.identifier,
-        })
+        return meta.model_copy(
+            update={
+                "time_to_first_token_ms": (first_token - started) * 1000 if first_token else None,
+                "total_time_ms": (now - started) * 1000,
+                "model": meta.model or request.model,
+                "provider": self.identifier,
+            }
+        )
 
 
 def _take_one(iterator: Iterator[Any]) -> Iterator[Any]:
@@ -540,4 +575,4 @@ def _thinking(value: ThinkingOptions | bool | Mapping[str, Any] | None) -> Think
         return ThinkingOptions()
     if isinstance(value, ThinkingOptions):
         return value
-    return build(ThinkingOptions, "request", **dict(value))  # type: ignore[no-any-return]
+    return build(ThinkingOptions, "request", **dict(value))

@@ -131,8 +131,9 @@ class Registry:
         if self.strict:
             if isinstance(error.error, PluginLoadError):
                 raise error.error
-            raise PluginLoadError(f"{error.stage} failed: {error.error}",
-                                  distribution=error.distribution) from error.error
+            raise PluginLoadError(
+                f"{error.stage} failed: {error.error}", distribution=error.distribution
+            ) from error.error
         with self._lock:
             self.plugin_errors.append(error)
 
@@ -142,10 +143,17 @@ class Registry:
             if existing is not None:
                 # Rule: the first distribution (alphabetical) keeps an identifier; later claims
                 # are reported. A spec registered by hand with register() always replaces.
-                self._record_error(PluginError(distribution, "duplicate", DuplicateProviderError(
-                    f"provider identifier {spec.identifier!r} is already registered by "
-                    f"{existing.distribution!r}; this registration was ignored",
-                    distribution=distribution)))
+                self._record_error(
+                    PluginError(
+                        distribution,
+                        "duplicate",
+                        DuplicateProviderError(
+                            f"provider identifier {spec.identifier!r} is already registered by "
+                            f"{existing.distribution!r}; this registration was ignored",
+                            distribution=distribution,
+                        ),
+                    )
+                )
                 return
             self._specs[spec.identifier] = spec
 
@@ -197,8 +205,9 @@ class Registry:
         except LLMError:
             raise
         except TypeError as exc:
-            raise PluginLoadError(f"cannot build provider {spec.identifier!r}: {exc}",
-                                  distribution=spec.distribution) from exc
+            raise PluginLoadError(
+                f"cannot build provider {spec.identifier!r}: {exc}", distribution=spec.distribution
+            ) from exc
         return provider  # type: ignore[no-any-return]
 
     def supporting(self, *features: Feature | str, model: str | None = None) -> list[ProviderSpec]:
@@ -206,7 +215,7 @@ class Registry:
         wanted = parse_features(features)
         return [s for s in self.providers() if self._fits(s, wanted, model) is not None]
 
-    def _fits(self, spec: ProviderSpec, wanted: frozenset[Feature], model: str | None) -> str | None | bool:
+    def _fits(self, spec: ProviderSpec, wanted: frozenset[Feature], model: str | None) -> str | bool | None:
         """The model to use when ``spec`` fits (``None`` = provider default), ``False`` if not."""
         if not wanted <= spec.features:
             return False
@@ -223,15 +232,19 @@ class Registry:
                 return info.id
         return False
 
-    def candidates(self, *features: Feature | str, prefer: Sequence[str] | str | None = None,
-                   model: str | None = None) -> list[Candidate]:
+    def candidates(
+        self, *features: Feature | str, prefer: Sequence[str] | str | None = None, model: str | None = None
+    ) -> list[Candidate]:
         """Every fitting provider, best first: preferred order, then credentials present, then
         registration order."""
         from llm_core.config import routing_preference
 
         wanted = parse_features(features)
-        order = ([prefer] if isinstance(prefer, str) else list(prefer)) if prefer is not None else list(
-            self.preference if self.preference is not None else routing_preference())
+        order = (
+            ([prefer] if isinstance(prefer, str) else list(prefer))
+            if prefer is not None
+            else list(self.preference if self.preference is not None else routing_preference())
+        )
         found: list[Candidate] = []
         for spec in self.providers():
             fit = self._fits(spec, wanted, model)
@@ -240,18 +253,24 @@ class Registry:
             chosen_model = fit if isinstance(fit, str) else None
             has_key = spec.credentials_present()
             rank = order.index(spec.identifier) if spec.identifier in order else len(order)
-            reasons = [f"offers {', '.join(sorted(f.value for f in wanted)) or 'any feature'}"
-                       + (f" with model {chosen_model}" if chosen_model else "")]
+            reasons = [
+                f"offers {', '.join(sorted(f.value for f in wanted)) or 'any feature'}"
+                + (f" with model {chosen_model}" if chosen_model else "")
+            ]
             if spec.identifier in order:
                 reasons.append(f"preference #{rank + 1}")
-            reasons.append("credentials present" if has_key else
-                           f"no credentials ({' / '.join(spec.credential_env) or 'key'} not set)")
+            reasons.append(
+                "credentials present"
+                if has_key
+                else f"no credentials ({' / '.join(spec.credential_env) or 'key'} not set)"
+            )
             found.append(Candidate(spec, chosen_model, has_key, rank, tuple(reasons)))
         found.sort(key=lambda c: (c.rank, not c.credentials))
         return found
 
-    def select(self, *features: Feature | str, prefer: Sequence[str] | str | None = None,
-               model: str | None = None) -> Selection:
+    def select(
+        self, *features: Feature | str, prefer: Sequence[str] | str | None = None, model: str | None = None
+    ) -> Selection:
         """The best provider offering every feature. Raises :class:`NoMatchingProviderError`
         naming the features that no provider (or model) offers."""
         wanted = parse_features(features)
@@ -264,22 +283,25 @@ class Registry:
         specs = self.providers()
         if not specs:
             return NoMatchingProviderError(
-                "no providers are registered: install a plugin (pip install core-gemini-plugin "
-                "or core-openai-plugin)", missing=sorted(f.value for f in wanted))
+                "no providers are registered: install a plugin (pip install core-gemini-plugin or core-openai-plugin)",
+                missing=sorted(f.value for f in wanted),
+            )
         offered = set().union(*(s.features for s in specs))
         missing = sorted(f.value for f in wanted - offered)
         names = ", ".join(sorted(f.value for f in wanted))
         if missing:
             return NoMatchingProviderError(
                 f"no registered provider supports {', '.join(missing)} (asked for {names}; "
-                f"registered: {', '.join(s.identifier for s in specs)})", missing=missing)
+                f"registered: {', '.join(s.identifier for s in specs)})",
+                missing=missing,
+            )
         where = f" with model {model!r}" if model else ""
         return NoMatchingProviderError(
-            f"no single provider{where} supports all of {names}; each is offered somewhere, "
-            "but not together", missing=[])
+            f"no single provider{where} supports all of {names}; each is offered somewhere, but not together",
+            missing=[],
+        )
 
-    def router(self, *features: Feature | str, prefer: Sequence[str] | str | None = None,
-               **config: Any) -> Router:
+    def router(self, *features: Feature | str, prefer: Sequence[str] | str | None = None, **config: Any) -> Router:
         """A provider-shaped object that falls back across every capable provider."""
         from llm_core.routing import Router
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -12,6 +12,8 @@ from llm_core.errors import InvalidInputError
 from llm_core.messages import ChatMessage, ImagePart, MessageLike, normalize_messages
 from llm_core.streaming import CallContext
 from llm_core.tools import ToolSpec
+
+M = TypeVar("M", bound=BaseModel)
 
 ThinkingLevel = Literal["minimal", "low", "medium", "high"]
 
@@ -110,7 +112,7 @@ class DecisionRequest(BaseModel):
     options: dict[str, Any] = Field(default_factory=dict)
 
 
-def build(model_cls: type[BaseModel], provider: str, **values: Any) -> Any:
+def build(model_cls: type[M], provider: str, **values: Any) -> M:
     """Validate a request, turning Pydantic's error into an :class:`InvalidInputError`."""
     try:
         return model_cls(**values)

@@ -90,9 +90,7 @@ class EmbeddingResponse(BaseModel):
     def cosine_similarity(a: Sequence[float], b: Sequence[float]) -> float:
         """Cosine similarity; vectors of different length are refused."""
         if len(a) != len(b):
-            raise InvalidInputError(
-                f"cannot compare vectors of different length ({len(a)} and {len(b)})"
-            )
+            raise InvalidInputError(f"cannot compare vectors of different length ({len(a)} and {len(b)})")
         dot = sum(x * y for x, y in zip(a, b, strict=True))
         norm = math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b))
         return dot / norm if norm else 0.0

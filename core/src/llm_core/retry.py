@@ -53,8 +53,16 @@ class RetryPolicy:
     @classmethod
     def from_mapping(cls, values: Mapping[str, Any]) -> RetryPolicy:
         """Build from a config table (``[providers.X.retry]``); unknown keys are an error."""
-        known = {"max_attempts", "initial_delay", "max_delay", "multiplier", "jitter",
-                 "deadline", "respect_retry_after", "max_retry_after"}
+        known = {
+            "max_attempts",
+            "initial_delay",
+            "max_delay",
+            "multiplier",
+            "jitter",
+            "deadline",
+            "respect_retry_after",
+            "max_retry_after",
+        }
         unknown = set(values) - known
         if unknown:
             raise ConfigurationError(f"unknown retry settings {sorted(unknown)}; known: {sorted(known)}")
@@ -72,11 +80,7 @@ class RetryPolicy:
         return base + random.uniform(0, self.jitter * base)  # noqa: S311 - jitter, not crypto
 
     def wait_for(self, attempt: int, error: BaseException | None) -> float:
-        if (
-            self.respect_retry_after
-            and isinstance(error, RateLimitError)
-            and error.retry_after is not None
-        ):
+        if self.respect_retry_after and isinstance(error, RateLimitError) and error.retry_after is not None:
             return min(max(error.retry_after, 0.0), self.max_retry_after)
         return self.backoff(attempt)
 

@@ -7,8 +7,19 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterat
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from llm_core import observers
-from llm_core.errors import ConfigurationError, LLMError, NoMatchingProviderError
+from llm_core.capabilities import (
+    DecisionCapable,
+    EmbeddingCapable,
+    ImageGenerationCapable,
+    StreamingCapable,
+    StructuredOutputCapable,
+    ToolCapable,
+    VisionCapable,
+    text_only,
+)
+from llm_core.errors import ConfigurationError, LLMError, NoMatchingProviderError, UnsupportedFeatureError
 from llm_core.features import Feature, parse_features
+from llm_core.responses import CompletionResponse
 from llm_core.streaming import StreamEvent, StreamEventType
 
 if TYPE_CHECKING:
@@ -16,6 +27,19 @@ if TYPE_CHECKING:
     from llm_core.registry import Candidate, Registry
 
 T = TypeVar("T")
+IfaceT = TypeVar("IfaceT")
+
+
+def _iface(provider: BaseProvider, interface: type[IfaceT]) -> IfaceT:
+    """The provider as ``interface``; candidates were chosen by feature, so this holds unless a
+    plugin's spec and class disagree."""
+    if not isinstance(provider, interface):
+        raise UnsupportedFeatureError(
+            f"{provider.name} does not implement {getattr(interface, '__name__', interface)}",
+            provider=provider.identifier,
+        )
+    return provider
+
 
 #: Extra features a call needs beyond the router's own.
 _CALL_FEATURES: dict[str, frozenset[Feature]] = {
@@ -54,9 +78,15 @@ class Router:
     provider that answered (``response.provider``) and the ones that failed before it
     (``response.metadata["fallback_from"]``); ``last_provider`` holds it too."""
 
-    def __init__(self, registry: Registry, features: Iterable[Feature | str], *,
-                 prefer: Sequence[str] | str | None = None, config: dict[str, Any] | None = None,
-                 fall_back: Callable[[LLMError], bool] = should_fall_back) -> None:
+    def __init__(
+        self,
+        registry: Registry,
+        features: Iterable[Feature | str],
+        *,
+        prefer: Sequence[str] | str | None = None,
+        config: dict[str, Any] | None = None,
+        fall_back: Callable[[LLMError], bool] = should_fall_back,
+    ) -> None:
         self.registry = registry
         self.features = parse_features(features)
         self.prefer = prefer
@@ -102,10 +132,19 @@ class Router:
             metadata["answered_by"] = identifier
             metadata["fallback_from"] = list(errors)
         if errors:
-            observers.emit("llm_core_after_response", {
-                "provider": identifier, "operation": "fallback", "fallback_from": list(errors),
-                "model": getattr(result, "model", None), "usage": None, "latency_ms": 0.0,
-                "attempts": len(errors) + 1, "call_id": 0})
+            observers.emit(
+                "llm_core_after_response",
+                {
+                    "provider": identifier,
+                    "operation": "fallback",
+                    "fallback_from": list(errors),
+                    "model": getattr(result, "model", None),
+                    "usage": None,
+                    "latency_ms": 0.0,
+                    "attempts": len(errors) + 1,
+                    "call_id": 0,
+                },
+            )
         return result
 
     def _stream(self, operation: str, invoke: Callable[[BaseProvider], Iterator[StreamEvent]]) -> Iterator[StreamEvent]:
@@ -120,15 +159,23 @@ class Router:
                 continue
             delivered = False
             for event in events:
-                if event.type is StreamEventType.ERROR and not delivered and event.error is not None \
-                        and self.fall_back(event.error) and index < len(candidates) - 1:
+                if (
+                    event.type is StreamEventType.ERROR
+                    and not delivered
+                    and event.error is not None
+                    and self.fall_back(event.error)
+                    and index < len(candidates) - 1
+                ):
                     errors[candidate.identifier] = event.error
                     break
                 delivered = delivered or event.type is StreamEventType.TOKEN
                 if event.type is StreamEventType.METADATA and event.metadata is not None:
                     self.last_provider = candidate.identifier
-                    event = StreamEvent.meta(event.metadata.model_copy(update={
-                        "extra": {**event.metadata.extra, "fallback_from": list(errors)}}))
+                    event = StreamEvent.meta(
+                        event.metadata.model_copy(
+                            update={"extra": {**event.metadata.extra, "fallback_from": list(errors)}}
+                        )
+                    )
                 yield event
             else:
                 self.last_provider = candidate.identifier
@@ -148,41 +195,46 @@ class Router:
         return self._call("complete", lambda p: p.complete(prompt, **options))
 
     def generate_text(self, prompt: Any, **options: Any) -> str:
-        return self._call("generate_text", lambda p: p.complete(prompt, **options)).content  # type: ignore[no-any-return]
+        return self._call("generate_text", lambda p: p.complete(prompt, **options)).content
 
     def answer(self, prompt: Any, **options: Any) -> str:
         return self.generate_text(prompt, **options)
 
     def chat_completion_with_tools(self, messages: Any, tools: Any, **options: Any) -> Any:
-        return self._call("chat_completion_with_tools",
-                          lambda p: p.chat_completion_with_tools(messages, tools, **options))  # type: ignore[attr-defined]
+        return self._call(
+            "chat_completion_with_tools",
+            lambda p: _iface(p, ToolCapable).chat_completion_with_tools(messages, tools, **options),
+        )
 
     def analyze_image(self, image: Any, prompt: str = "Describe this image.", **options: Any) -> Any:
-        return self._call("analyze_image", lambda p: p.analyze_image(image, prompt, **options))  # type: ignore[attr-defined]
+        return self._call("analyze_image", lambda p: _iface(p, VisionCapable).analyze_image(image, prompt, **options))
 
     def generate_json(self, prompt: Any, schema: Any = None, **options: Any) -> Any:
-        return self._call("generate_json", lambda p: p.generate_json(prompt, schema, **options))  # type: ignore[attr-defined]
+        return self._call(
+            "generate_json", lambda p: _iface(p, StructuredOutputCapable).generate_json(prompt, schema, **options)
+        )
 
     def embeddings(self, input: Any, **options: Any) -> Any:  # noqa: A002
-        return self._call("embeddings", lambda p: p.embeddings(input, **options))  # type: ignore[attr-defined]
+        return self._call("embeddings", lambda p: _iface(p, EmbeddingCapable).embeddings(input, **options))
 
     def generate_image(self, prompt: str, **options: Any) -> Any:
-        return self._call("generate_image", lambda p: p.generate_image(prompt, **options))  # type: ignore[attr-defined]
+        return self._call(
+            "generate_image", lambda p: _iface(p, ImageGenerationCapable).generate_image(prompt, **options)
+        )
 
     def generate_image_bytes(self, prompt: str, **options: Any) -> tuple[bytes, str]:
         image = self.generate_image(prompt, **options)
         return image.data, image.mime_type
 
     def decide(self, subject: Any, questions: Any, **options: Any) -> Any:
-        return self._call("decide", lambda p: p.decide(subject, questions, **options))  # type: ignore[attr-defined]
+        return self._call("decide", lambda p: _iface(p, DecisionCapable).decide(subject, questions, **options))
 
     def stream_chat_completion(self, messages: Any, **options: Any) -> Iterator[StreamEvent]:
-        return self._stream("stream_chat_completion",
-                            lambda p: p.stream_chat_completion(messages, **options))  # type: ignore[attr-defined]
+        return self._stream(
+            "stream_chat_completion", lambda p: _iface(p, StreamingCapable).stream_chat_completion(messages, **options)
+        )
 
     def stream_text(self, prompt: Any, **options: Any) -> Iterator[str]:
-        from llm_core.capabilities import text_only
-
         return text_only(self.stream_chat_completion(prompt, **options))
 
 
@@ -216,14 +268,16 @@ class AsyncRouter:
         return await self._call("complete", lambda p: p.aio.complete(prompt, **options))
 
     async def generate_text(self, prompt: Any, **options: Any) -> str:
-        return (await self.complete(prompt, **options)).content  # type: ignore[no-any-return]
+        response: CompletionResponse = await self.complete(prompt, **options)
+        return response.content
 
     async def answer(self, prompt: Any, **options: Any) -> str:
         return await self.generate_text(prompt, **options)
 
     async def chat_completion_with_tools(self, messages: Any, tools: Any, **options: Any) -> Any:
-        return await self._call("chat_completion_with_tools",
-                                lambda p: p.aio.chat_completion_with_tools(messages, tools, **options))
+        return await self._call(
+            "chat_completion_with_tools", lambda p: p.aio.chat_completion_with_tools(messages, tools, **options)
+        )
 
     async def analyze_image(self, image: Any, prompt: str = "Describe this image.", **options: Any) -> Any:
         return await self._call("analyze_image", lambda p: p.aio.analyze_image(image, prompt, **options))
@@ -254,16 +308,24 @@ class AsyncRouter:
             delivered = False
             fell_back = False
             async for event in events:
-                if event.type is StreamEventType.ERROR and not delivered and event.error is not None \
-                        and r.fall_back(event.error) and index < len(candidates) - 1:
+                if (
+                    event.type is StreamEventType.ERROR
+                    and not delivered
+                    and event.error is not None
+                    and r.fall_back(event.error)
+                    and index < len(candidates) - 1
+                ):
                     errors[candidate.identifier] = event.error
                     fell_back = True
                     break
                 delivered = delivered or event.type is StreamEventType.TOKEN
                 if event.type is StreamEventType.METADATA and event.metadata is not None:
                     r.last_provider = candidate.identifier
-                    event = StreamEvent.meta(event.metadata.model_copy(update={
-                        "extra": {**event.metadata.extra, "fallback_from": list(errors)}}))
+                    event = StreamEvent.meta(
+                        event.metadata.model_copy(
+                            update={"extra": {**event.metadata.extra, "fallback_from": list(errors)}}
+                        )
+                    )
                 yield event
             if not fell_back:
                 return

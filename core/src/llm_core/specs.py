@@ -85,13 +85,9 @@ class ProviderSpec:
         distribution: str | None = None,
     ) -> None:
         if not isinstance(identifier, str) or not _IDENTIFIER.match(identifier):
-            raise PluginLoadError(
-                f"provider identifier {identifier!r} must match {_IDENTIFIER.pattern}"
-            )
+            raise PluginLoadError(f"provider identifier {identifier!r} must match {_IDENTIFIER.pattern}")
         if isinstance(factory, str) and not _FACTORY_PATH.match(factory):
-            raise PluginLoadError(
-                f"provider {identifier!r}: factory {factory!r} must look like 'package.module:Class'"
-            )
+            raise PluginLoadError(f"provider {identifier!r}: factory {factory!r} must look like 'package.module:Class'")
         if not isinstance(factory, str) and not callable(factory):
             raise PluginLoadError(f"provider {identifier!r}: factory must be a path or callable")
         model_tuple = tuple(models)
@@ -99,9 +95,7 @@ class ProviderSpec:
         if len(set(ids)) != len(ids):
             raise PluginLoadError(f"provider {identifier!r}: duplicate model ids in catalogue")
         if default_model is not None and model_tuple and default_model not in ids:
-            raise PluginLoadError(
-                f"provider {identifier!r}: default model {default_model!r} is not in its catalogue"
-            )
+            raise PluginLoadError(f"provider {identifier!r}: default model {default_model!r} is not in its catalogue")
         object.__setattr__(self, "identifier", identifier)
         object.__setattr__(self, "name", name or identifier)
         object.__setattr__(self, "features", parse_features(features))

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -12,21 +12,21 @@ from llm_core.errors import LLMError
 from llm_core.tools import ToolCall
 
 
-class StreamEventType(str, Enum):
-    TOKEN = "TOKEN"
+class StreamEventType(StrEnum):
+    TOKEN = "TOKEN"  # noqa: S105 - an event type, not a password
     METADATA = "METADATA"
     ERROR = "ERROR"
     END = "END"
 
 
-class CallContext(str, Enum):
+class CallContext(StrEnum):
     """Why a call is made; picks the token-type pair of its stream."""
 
     AGENT_THOUGHT = "AGENT_THOUGHT"
     FINAL_SYNTHESIS = "FINAL_SYNTHESIS"
 
 
-class TokenType(str, Enum):
+class TokenType(StrEnum):
     LLM_THINKING = "LLM_THINKING"
     LLM_RESPONSE = "LLM_RESPONSE"
     AGENT_THOUGHT_LLM_THINKING = "AGENT_THOUGHT_LLM_THINKING"
@@ -76,18 +76,19 @@ class StreamEvent(BaseModel):
 
     @classmethod
     def token(cls, text: str, token_type: TokenType) -> StreamEvent:
-        return cls.model_construct(type=StreamEventType.TOKEN, text=text, token_type=token_type,
-                                   metadata=None, error=None)
+        return cls.model_construct(
+            type=StreamEventType.TOKEN, text=text, token_type=token_type, metadata=None, error=None
+        )
 
     @classmethod
     def meta(cls, metadata: StreamMetadata) -> StreamEvent:
-        return cls.model_construct(type=StreamEventType.METADATA, text=None, token_type=None,
-                                   metadata=metadata, error=None)
+        return cls.model_construct(
+            type=StreamEventType.METADATA, text=None, token_type=None, metadata=metadata, error=None
+        )
 
     @classmethod
     def failure(cls, error: LLMError) -> StreamEvent:
-        return cls.model_construct(type=StreamEventType.ERROR, text=None, token_type=None,
-                                   metadata=None, error=error)
+        return cls.model_construct(type=StreamEventType.ERROR, text=None, token_type=None, metadata=None, error=error)
 
     @classmethod
     def end(cls) -> StreamEvent:
@@ -98,5 +99,4 @@ class StreamEvent(BaseModel):
         return self.token_type is not None and self.token_type.is_thinking
 
 
-_END = StreamEvent.model_construct(type=StreamEventType.END, text=None, token_type=None,
-                                   metadata=None, error=None)
+_END = StreamEvent.model_construct(type=StreamEventType.END, text=None, token_type=None, metadata=None, error=None)

@@ -19,8 +19,15 @@ from typing import Any
 
 RECORD_ENV = "LLM_CORE_RECORD"
 SECRET_HEADERS = (
-    "authorization", "x-goog-api-key", "x-api-key", "api-key", "openai-organization",
-    "openai-project", "cookie", "set-cookie", "x-goog-user-project",
+    "authorization",
+    "x-goog-api-key",
+    "x-api-key",
+    "api-key",
+    "openai-organization",
+    "openai-project",
+    "cookie",
+    "set-cookie",
+    "x-goog-user-project",
 )
 SECRET_QUERY = ("key", "api_key", "access_token")
 FILTERED = "FILTERED"

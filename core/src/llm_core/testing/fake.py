@@ -66,24 +66,43 @@ class FakeReply:
     metadata: dict[str, Any] = field(default_factory=dict)
 
 
-def fake_spec(identifier: str = "fake", *, features: Iterable[Feature | str] = ALL_FEATURES,
-              models: Sequence[ModelInfo] | None = None, requires_credentials: bool = False,
-              credential_env: Sequence[str] = ()) -> ProviderSpec:
+def fake_spec(
+    identifier: str = "fake",
+    *,
+    features: Iterable[Feature | str] = ALL_FEATURES,
+    models: Sequence[ModelInfo] | None = None,
+    requires_credentials: bool = False,
+    credential_env: Sequence[str] = (),
+) -> ProviderSpec:
     """A spec for :class:`FakeProvider` (register it with ``registry.register``)."""
     feats = frozenset(Feature.parse(f) for f in features)
     return ProviderSpec(
-        identifier=identifier, name=f"Fake ({identifier})", features=feats, factory="llm_core.testing.fake:FakeProvider",
-        models=models if models is not None else [
+        identifier=identifier,
+        name=f"Fake ({identifier})",
+        features=feats,
+        factory="llm_core.testing.fake:FakeProvider",
+        models=models
+        if models is not None
+        else [
             ModelInfo("fake-model", feats, extra={"native_decisions": True}),
             ModelInfo("fake-fallback", feats),
         ],
         default_model=(models[0].id if models else "fake-model"),
-        credential_env=credential_env, requires_credentials=requires_credentials,
+        credential_env=credential_env,
+        requires_credentials=requires_credentials,
     )
 
 
-class FakeProvider(StreamingCapable, ToolCapable, VisionCapable, DocumentCapable, StructuredOutputCapable,
-                   EmbeddingCapable, ImageGenerationCapable, DecisionCapable):
+class FakeProvider(
+    StreamingCapable,
+    ToolCapable,
+    VisionCapable,
+    DocumentCapable,
+    StructuredOutputCapable,
+    EmbeddingCapable,
+    ImageGenerationCapable,
+    DecisionCapable,
+):
     """Scriptable provider: every capability, no network, records what it was asked."""
 
     spec = fake_spec()
@@ -146,9 +165,16 @@ class FakeProvider(StreamingCapable, ToolCapable, VisionCapable, DocumentCapable
     def parse_chat_response(self, raw: FakeReply, request: ChatRequest) -> CompletionResponse:
         finish = raw.finish_reason or ("tool_calls" if raw.tool_calls else "stop")
         usage = raw.usage or Usage(prompt_tokens=len(request.messages), completion_tokens=len(raw.content.split()))
-        return CompletionResponse(content=raw.content, model=request.model, provider=self.identifier,
-                                  usage=usage, finish_reason=finish, tool_calls=raw.tool_calls,
-                                  thinking=raw.thinking, metadata=dict(raw.metadata))
+        return CompletionResponse(
+            content=raw.content,
+            model=request.model,
+            provider=self.identifier,
+            usage=usage,
+            finish_reason=finish,
+            tool_calls=raw.tool_calls,
+            thinking=raw.thinking,
+            metadata=dict(raw.metadata),
+        )
 
     def _send_list_models(self) -> list[str]:
         return [m.id for m in self.provider_spec.models]
@@ -210,12 +236,20 @@ class FakeProvider(StreamingCapable, ToolCapable, VisionCapable, DocumentCapable
         vectors = reply.vectors or [
             [((hash(text) >> (8 * i)) % 100) / 100.0 for i in range(dims)] for text in request.inputs
         ]
-        return EmbeddingResponse(vectors=vectors, model=request.model, provider=self.identifier,
-                                 usage=Usage(prompt_tokens=sum(len(t.split()) for t in request.inputs)))
+        return EmbeddingResponse(
+            vectors=vectors,
+            model=request.model,
+            provider=self.identifier,
+            usage=Usage(prompt_tokens=sum(len(t.split()) for t in request.inputs)),
+        )
 
     def map_image_request(self, request: ImageRequest) -> dict[str, Any]:
-        return {"model": request.model, "prompt": request.prompt, "size": request.size,
-                "input_images": len(request.input_images)}
+        return {
+            "model": request.model,
+            "prompt": request.prompt,
+            "size": request.size,
+            "input_images": len(request.input_images),
+        }
 
     def _send_image(self, payload: dict[str, Any]) -> Any:
         return self._next("image", payload)
@@ -228,8 +262,11 @@ class FakeProvider(StreamingCapable, ToolCapable, VisionCapable, DocumentCapable
         return ImageResponse(data=data, mime_type=mime, model=request.model, provider=self.identifier)
 
     def map_decision_request(self, request: DecisionRequest) -> dict[str, Any]:
-        return {"model": request.model, "subject": request.subject.render(),
-                "questions": [q.model_dump() for q in request.questions]}
+        return {
+            "model": request.model,
+            "subject": request.subject.render(),
+            "questions": [q.model_dump() for q in request.questions],
+        }
 
     def _send_decision(self, payload: dict[str, Any]) -> Any:
         return self._next("decision", payload)
@@ -238,24 +275,40 @@ class FakeProvider(StreamingCapable, ToolCapable, VisionCapable, DocumentCapable
         return self._send_decision(payload)
 
     def parse_decision_response(self, raw: FakeReply, request: DecisionRequest) -> DecisionResponse:
-        answers = raw.answers if raw.answers is not None else {
-            q.key: _default_answer(q) for q in request.questions
-        }
-        return DecisionResponse(answers=answers, probability_kind=ProbabilityKind.CALIBRATED,
-                                model=request.model, provider=self.identifier)
+        answers = raw.answers if raw.answers is not None else {q.key: _default_answer(q) for q in request.questions}
+        return DecisionResponse(
+            answers=answers, probability_kind=ProbabilityKind.CALIBRATED, model=request.model, provider=self.identifier
+        )
 
 
 def _default_answer(question: Any) -> DecisionAnswer:
     if question.kind == "yes_no":
-        return DecisionAnswer(key=question.key, kind="yes_no", value=0.5, choice="yes",
-                              probabilities={"yes": 0.5, "no": 0.5}, confidence=0.5)
+        return DecisionAnswer(
+            key=question.key,
+            kind="yes_no",
+            value=0.5,
+            choice="yes",
+            probabilities={"yes": 0.5, "no": 0.5},
+            confidence=0.5,
+        )
     if question.kind == "choice":
         share = 1.0 / len(question.options)
-        return DecisionAnswer(key=question.key, kind="choice", choice=question.options[0],
-                              probabilities=dict.fromkeys(question.options, share), confidence=share)
+        return DecisionAnswer(
+            key=question.key,
+            kind="choice",
+            choice=question.options[0],
+            probabilities=dict.fromkeys(question.options, share),
+            confidence=share,
+        )
     share = 1.0 / len(question.levels)
-    return DecisionAnswer(key=question.key, kind="score", value=0.0, choice=question.levels[0],
-                          probabilities={str(i): share for i in range(len(question.levels))}, confidence=share)
+    return DecisionAnswer(
+        key=question.key,
+        kind="score",
+        value=0.0,
+        choice=question.levels[0],
+        probabilities={str(i): share for i in range(len(question.levels))},
+        confidence=share,
+    )
 
 
 class _FakeStreamParser:
@@ -274,8 +327,10 @@ class _FakeStreamParser:
         reply = self._reply
         usage = reply.usage if reply and reply.usage else Usage()
         return StreamMetadata(
-            input_tokens=usage.prompt_tokens, output_tokens=usage.completion_tokens,
+            input_tokens=usage.prompt_tokens,
+            output_tokens=usage.completion_tokens,
             thinking_tokens=usage.thinking_tokens,
             stop_reason=(reply.finish_reason if reply and reply.finish_reason else "stop"),
-            raw_usage=usage.model_dump(), tool_calls=reply.tool_calls if reply else None,
+            raw_usage=usage.model_dump(),
+            tool_calls=reply.tool_calls if reply else None,
         )
