@@ -1,0 +1,379 @@
+"""One function per subcommand: ``cmd_<name>(args) -> exit code``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from llm_core.cli.output import Progress, emit_json, note, table
+from llm_core.errors import ConfigurationError, LLMError, UnsupportedFeatureError
+from llm_core.features import Feature, parse_features
+from llm_core.registry import get_registry
+from llm_core.specs import ProviderSpec
+
+_MIME_SUFFIX = {"image/png": ".png", "image/jpeg": ".jpg", "image/webp": ".webp", "image/gif": ".gif"}
+
+
+def _features(values: Any) -> str:
+    return ", ".join(sorted(f.value for f in values))
+
+
+def _availability(spec: ProviderSpec) -> str:
+    if spec.credentials_present():
+        return "yes"
+    return f"no: set {' or '.join(spec.credential_env) or 'its API key'}"
+
+
+def _plugin_versions() -> dict[str, str | None]:
+    return {p.distribution: p.version for p in get_registry().plugins}
+
+
+def cmd_providers(args: argparse.Namespace) -> int:
+    registry = get_registry()
+    versions = _plugin_versions()
+    rows: list[dict[str, Any]] = []
+    for spec in registry.providers():
+        dist = spec.distribution or "(registered by hand)"
+        rows.append(
+            {
+                "provider": spec.identifier,
+                "name": spec.name,
+                "distribution": dist,
+                "version": versions.get(dist),
+                "available": spec.credentials_present(),
+                "availability": _availability(spec),
+                "features": sorted(f.value for f in spec.features),
+                "default_model": spec.default_model,
+            }
+        )
+    if args.json:
+        emit_json({"providers": rows, "plugin_errors": [str(e) for e in registry.plugin_errors]})
+        return 0
+    if not rows:
+        note("no providers registered: pip install core-gemini-plugin or core-openai-plugin")
+        return 4
+    table(
+        ["provider", "plugin", "available", "features"],
+        [
+            [
+                r["provider"],
+                f"{r['distribution']} {r['version'] or ''}".strip(),
+                r["availability"],
+                ", ".join(r["features"]),
+            ]
+            for r in rows
+        ],
+    )
+    for error in registry.plugin_errors:
+        note(f"plugin error: {error}")
+    return 0
+
+
+def cmd_models(args: argparse.Namespace) -> int:
+    registry = get_registry()
+    specs = [registry.spec(args.provider)] if args.provider else registry.providers()
+    rows: list[dict[str, Any]] = [
+        {
+            "provider": s.identifier,
+            "model": m.id,
+            "default": m.id == s.default_model,
+            "features": sorted(f.value for f in m.features),
+        }
+        for s in specs
+        for m in s.models
+    ]
+    if args.json:
+        emit_json({"models": rows})
+    else:
+        table(
+            ["provider", "model", "default", "features"],
+            [[r["provider"], r["model"], "*" if r["default"] else "", ", ".join(r["features"])] for r in rows],
+        )
+    return 0
+
+
+def cmd_route(args: argparse.Namespace) -> int:
+    registry = get_registry()
+    wanted = parse_features(args.features)
+    prefer = [p.strip() for p in args.prefer.split(",")] if args.prefer else None
+    selection = registry.select(*wanted, prefer=prefer, model=args.model)
+    chosen = {
+        "provider": selection.identifier,
+        "model": selection.model,
+        "reasons": list(selection.reasons),
+        "alternatives": [
+            {"provider": c.identifier, "model": c.model, "reasons": list(c.reasons)} for c in selection.alternatives
+        ],
+    }
+    if args.json:
+        emit_json({"features": sorted(f.value for f in wanted), **chosen})
+        return 0
+    print(f"{_features(wanted)} -> {selection.identifier} (model {selection.model or 'default'})")
+    for reason in selection.reasons:
+        print(f"  because: {reason}")
+    for alt in selection.alternatives:
+        print(f"  fallback: {alt.identifier} (model {alt.model or 'default'}): {'; '.join(alt.reasons)}")
+    return 0
+
+
+def _provider(args: argparse.Namespace, *features: Feature) -> Any:
+    """The provider named by ``--provider`` (checked for ``features``), else the selected one."""
+    registry = get_registry()
+    config: dict[str, Any] = {}
+    if getattr(args, "model", None):
+        config["model"] = args.model
+    if args.provider:
+        provider = registry.get(args.provider, **config)
+        for feature in features:
+            if not provider.supports_feature(feature, args.model):
+                raise UnsupportedFeatureError(
+                    f"{provider.name} does not support {feature.value}"
+                    + (f" with model {args.model}" if args.model else ""),
+                    provider=provider.identifier,
+                )
+        return provider
+    return registry.select(*features, model=args.model).provider(**config)
+
+
+def _read_prompt(value: str) -> str:
+    if value == "-":
+        import sys
+
+        return sys.stdin.read()
+    return value
+
+
+def cmd_chat(args: argparse.Namespace) -> int:
+    features = [Feature.CHAT]
+    if args.stream:
+        features.append(Feature.STREAMING)
+    if args.think:
+        features.append(Feature.THINKING)
+    provider = _provider(args, *features)
+    options: dict[str, Any] = {
+        "system": args.system,
+        "temperature": args.temperature,
+        "max_tokens": args.max_tokens,
+        "thinking": True if args.think else None,
+    }
+    options = {k: v for k, v in options.items() if v is not None}
+    prompt = _read_prompt(args.prompt)
+    if args.stream:
+        return _stream_chat(args, provider, prompt, options)
+    response = provider.chat_completion(prompt, **options)
+    if args.json:
+        emit_json(
+            {
+                "provider": response.provider,
+                "model": response.model,
+                "content": response.content,
+                "thinking": response.thinking,
+                "finish_reason": response.finish_reason,
+                "usage": response.usage.model_dump(),
+                "replay": args.replay_active,
+            }
+        )
+        return 0
+    if response.thinking:
+        print(f"[thinking]\n{response.thinking.strip()}\n[answer]")
+    print(response.content)
+    note(
+        f"({response.provider} {response.model}, {response.usage.total_tokens} tokens, "
+        f"finish: {response.finish_reason})"
+    )
+    return 0
+
+
+def _stream_chat(args: argparse.Namespace, provider: Any, prompt: str, options: dict[str, Any]) -> int:
+    from llm_core.streaming import StreamEventType
+
+    thinking: list[str] = []
+    answer: list[str] = []
+    metadata: Any = None
+    error: LLMError | None = None
+    section = None
+    for event in provider.stream_chat_completion(prompt, **options):
+        if event.type is StreamEventType.TOKEN:
+            (thinking if event.is_thinking else answer).append(event.text or "")
+            if not args.json:
+                label = "[thinking]" if event.is_thinking else "[answer]"
+                if args.think and label != section:
+                    print(("\n" if section else "") + label, flush=True)
+                    section = label
+                print(event.text, end="", flush=True)
+        elif event.type is StreamEventType.METADATA:
+            metadata = event.metadata
+        elif event.type is StreamEventType.ERROR:
+            error = event.error
+    if args.json:
+        emit_json(
+            {
+                "provider": provider.identifier,
+                "content": "".join(answer),
+                "thinking": "".join(thinking) or None,
+                "error": str(error) if error else None,
+                "metadata": metadata.model_dump() if metadata else None,
+                "replay": args.replay_active,
+            }
+        )
+    else:
+        print()
+        if metadata is not None:
+            note(
+                f"({provider.identifier} {metadata.model}, in {metadata.input_tokens} / out "
+                f"{metadata.output_tokens} / thinking {metadata.thinking_tokens} tokens, first token "
+                f"{(metadata.time_to_first_token_ms or 0):.0f} ms, total {(metadata.total_time_ms or 0):.0f} ms)"
+            )
+    if error is not None:
+        if not args.json:
+            note(f"error: {error}")
+        from llm_core.cli.main import exit_code_for
+
+        return exit_code_for(error)
+    return 0
+
+
+def cmd_json(args: argparse.Namespace) -> int:
+    schema = json.loads(args.schema.read_text(encoding="utf-8")) if args.schema else None
+    provider = _provider(args, Feature.JSON_MODE)
+    result = provider.generate_json(_read_prompt(args.prompt), schema)
+    emit_json(result if not args.json else {"provider": provider.identifier, "result": result})
+    return 0
+
+
+def cmd_image(args: argparse.Namespace) -> int:
+    provider = _provider(args, Feature.IMAGE)
+    options = {"size": args.size} if args.size else {}
+    data, mime = provider.generate_image_bytes(args.prompt, **options)
+    out: Path = args.out
+    if not out.suffix:
+        out = out.with_suffix(_MIME_SUFFIX.get(mime, ".bin"))
+    out.write_bytes(data)
+    if args.json:
+        emit_json({"path": str(out), "mime_type": mime, "bytes": len(data), "provider": provider.identifier})
+    else:
+        print(f"{out} ({mime}, {len(data):,} bytes)")
+    return 0
+
+
+def cmd_embed(args: argparse.Namespace) -> int:
+    texts = list(args.texts)
+    if args.file:
+        texts += [line.strip() for line in args.file.read_text(encoding="utf-8").splitlines() if line.strip()]
+    if not texts:
+        raise ValueError("give texts as arguments or --file")
+    provider = _provider(args, Feature.EMBEDDINGS)
+    options = {"dimensions": args.dimensions} if args.dimensions else {}
+    vectors: list[list[float]] = []
+    progress = Progress(len(texts), "embedding", enabled=None if len(texts) > args.batch else False)
+    model = None
+    for start in range(0, len(texts), max(1, args.batch)):
+        batch = texts[start : start + args.batch]
+        response = provider.embeddings(batch, **options)
+        vectors.extend(response.vectors)
+        model = response.model
+        progress.advance(len(batch))
+    progress.close()
+    if args.json:
+        emit_json({"provider": provider.identifier, "model": model, "vectors": vectors})
+    else:
+        for text, vector in zip(texts, vectors, strict=True):
+            preview = ", ".join(f"{v:.4f}" for v in vector[:4])
+            print(f"{text[:40]!r}: [{preview}, …] ({len(vector)} dims)")
+    return 0
+
+
+def _load_questions(path: Path) -> list[Any]:
+    text = path.read_text(encoding="utf-8")
+    data: Any = tomllib.loads(text) if path.suffix == ".toml" else json.loads(text)
+    questions = data.get("questions") if isinstance(data, dict) else data
+    if not isinstance(questions, list):
+        raise ValueError(f"{path}: expected a list of questions (or a 'questions' list)")
+    return questions
+
+
+def cmd_decide(args: argparse.Namespace) -> int:
+    provider = _provider(args, Feature.DECISION)
+    subject = {"task": args.subject, "candidate": args.candidate, "evidence": args.evidence}
+    response = provider.decide(subject, _load_questions(args.questions))
+    if args.json:
+        emit_json(response.model_dump(mode="json"))
+        return 0
+    for key, answer in response.answers.items():
+        detail = f"p(yes)={answer.value:.2f}" if answer.kind == "yes_no" and answer.value is not None else ""
+        conf = f" confidence={answer.confidence:.2f}" if answer.confidence is not None else ""
+        print(f"{key}: {answer.choice if answer.choice is not None else answer.value} {detail}{conf}".rstrip())
+    note(f"({response.provider} {response.model}, probabilities: {response.probability_kind.value})")
+    return 0
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    registry = get_registry()
+    identifiers = [args.provider] if args.provider else [s.identifier for s in registry.providers()]
+    results = []
+    worst = 0
+    for identifier in identifiers:
+        try:
+            status = registry.get(identifier).test_connection()
+            results.append(
+                {"provider": identifier, "success": True, "message": status.message, "models": len(status.models)}
+            )
+        except LLMError as exc:
+            from llm_core.cli.main import exit_code_for
+
+            code = exit_code_for(exc)
+            worst = worst or code
+            results.append({"provider": identifier, "success": False, "message": str(exc)})
+    if args.json:
+        emit_json({"checks": results})
+    else:
+        table(
+            ["provider", "ok", "message"],
+            [[r["provider"], "yes" if r["success"] else "NO", r["message"]] for r in results],
+        )
+    return worst
+
+
+def cmd_plugins(args: argparse.Namespace) -> int:
+    registry = get_registry()
+    plugins = [
+        {"distribution": p.distribution, "version": p.version, "entry_point": p.entry_point} for p in registry.plugins
+    ]
+    errors = [
+        {"distribution": e.distribution, "stage": e.stage, "error": f"{type(e.error).__name__}: {e.error}"}
+        for e in registry.plugin_errors
+    ]
+    if args.json:
+        emit_json({"plugins": plugins, "errors": errors})
+    else:
+        table(
+            ["distribution", "version", "entry point"],
+            [[p["distribution"], p["version"] or "", p["entry_point"]] for p in plugins],
+        )
+        for error in errors:
+            note(f"load error: {error['distribution']} ({error['stage']}): {error['error']}")
+    return 5 if args.strict and errors else 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from llm_core.cli.demo import run_demo
+
+    return run_demo(args)
+
+
+def cmd_new_plugin(args: argparse.Namespace) -> int:
+    from llm_core.cli.scaffold import write_plugin
+
+    path = write_plugin(args.name, args.dir)
+    if args.json:
+        emit_json({"path": str(path)})
+    else:
+        print(f"wrote {path}")
+        note(f"next: pip install -e {path} && pytest {path}/tests")
+    return 0
+
+
+__all__ = ["ConfigurationError"]

@@ -1,0 +1,164 @@
+"""``llm-core demo``: discovery, routing, then real calls through every installed provider.
+
+With ``--replay cassettes`` the calls are answered from the repository's recorded cassettes
+(the requests below are exactly the recorded ones); with keys set the same tour runs live.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from pydantic import BaseModel
+
+from llm_core.cli.output import emit_json, table
+from llm_core.errors import LLMError
+from llm_core.features import Feature
+from llm_core.registry import get_registry
+from llm_core.streaming import StreamEventType
+
+CHAT_PROMPT = "In one sentence: why would an application route LLM calls by capability?"
+STREAM_PROMPT = "Is 1021 a prime number? Answer in one short sentence."
+TOOL_PROMPT = "What is the weather in Paris right now?"
+JSON_PROMPT = "Name one primary colour and its hex code."
+WEATHER_TOOL = {
+    "name": "get_weather",
+    "description": "Current weather for a city.",
+    "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+}
+DECISION_SUBJECT = {
+    "task": "Triage a support ticket.",
+    "candidate": "Ticket: 'The app crashes every time I upload a photo larger than 10 MB.'",
+    "evidence": ["Crash reports for uploads over 10 MB rose this week."],
+}
+DECISION_QUESTIONS = [
+    {"key": "is_bug", "kind": "yes_no", "instructions": "Does the ticket describe a software defect?"},
+    {
+        "key": "area",
+        "kind": "choice",
+        "instructions": "Which product area is affected?",
+        "options": ["uploads", "billing", "login"],
+    },
+]
+
+
+class Colour(BaseModel):
+    """The demo's structured-output schema."""
+
+    name: str
+    hex: str
+
+
+def _step(title: str) -> None:
+    print(f"\n== {title}")
+
+
+def _calls(provider: Any) -> dict[str, Any]:
+    """Run the five calls; each result or error is reported, none stops the tour."""
+    results: dict[str, Any] = {}
+
+    def attempt(name: str, run: Any) -> None:
+        try:
+            results[name] = {"ok": True, **run()}
+        except LLMError as exc:
+            results[name] = {"ok": False, "error": f"{type(exc).__name__}: {exc}"}
+
+    def chat() -> dict[str, Any]:
+        r = provider.chat_completion(CHAT_PROMPT)
+        return {"content": r.content, "model": r.model, "tokens": r.usage.total_tokens}
+
+    def stream() -> dict[str, Any]:
+        thinking: list[str] = []
+        answer: list[str] = []
+        meta: Any = None
+        error: LLMError | None = None
+        for event in provider.stream_chat_completion(STREAM_PROMPT, thinking=True):
+            if event.type is StreamEventType.TOKEN:
+                (thinking if event.is_thinking else answer).append(event.text or "")
+            elif event.type is StreamEventType.METADATA:
+                meta = event.metadata
+            elif event.type is StreamEventType.ERROR:
+                error = event.error
+        if error is not None:
+            raise error
+        return {
+            "thinking": "".join(thinking),
+            "content": "".join(answer),
+            "thinking_tokens": meta.thinking_tokens if meta else None,
+        }
+
+    def tools() -> dict[str, Any]:
+        r = provider.chat_completion_with_tools(TOOL_PROMPT, [WEATHER_TOOL])
+        calls = [{"name": c.name, "arguments": c.arguments} for c in r.tool_calls or ()]
+        return {"tool_calls": calls}
+
+    def structured() -> dict[str, Any]:
+        colour = provider.generate_json(JSON_PROMPT, Colour)
+        return {"json": colour.model_dump()}
+
+    def decide() -> dict[str, Any]:
+        r = provider.decide(DECISION_SUBJECT, DECISION_QUESTIONS)
+        return {
+            "answers": {k: a.model_dump(exclude_none=True) for k, a in r.answers.items()},
+            "probability_kind": r.probability_kind.value,
+        }
+
+    attempt("chat", chat)
+    if provider.supports_feature(Feature.STREAMING):
+        attempt("stream_with_thinking", stream)
+    if provider.supports_feature(Feature.TOOLS):
+        attempt("tool_call", tools)
+    if provider.supports_feature(Feature.JSON_MODE):
+        attempt("json", structured)
+    if provider.supports_feature(Feature.DECISION):
+        attempt("decision", decide)
+    return results
+
+
+def run_demo(args: argparse.Namespace) -> int:
+    registry = get_registry()
+    report: dict[str, Any] = {"replay": args.replay_active, "providers": [], "routes": [], "calls": {}}
+    specs = registry.providers()
+    report["providers"] = [{"provider": s.identifier, "features": sorted(f.value for f in s.features)} for s in specs]
+    if not args.json:
+        mode = "REPLAY from recorded cassettes (no network, no key)" if args.replay_active else "LIVE"
+        print(f"llm-core demo ({mode})")
+        _step("1. Providers discovered through the llm_core entry points")
+        table(["provider", "features"], [[r["provider"], ", ".join(r["features"])] for r in report["providers"]])
+    for wanted in ((Feature.VISION, Feature.STREAMING), (Feature.DECISION,), (Feature.EMBEDDINGS, Feature.IMAGE)):
+        try:
+            selection = registry.select(*wanted)
+            route = {
+                "features": [f.value for f in wanted],
+                "provider": selection.identifier,
+                "model": selection.model,
+                "why": list(selection.reasons),
+            }
+        except LLMError as exc:
+            route = {"features": [f.value for f in wanted], "provider": None, "why": [str(exc)]}
+        report["routes"].append(route)
+    if not args.json:
+        _step("2. Selection by capability: registry.select(...)")
+        for route in report["routes"]:
+            print(f"  {' + '.join(route['features'])} -> {route['provider']} ({'; '.join(route['why'])})")
+    failures = 0
+    for spec in specs:
+        if spec.identifier == "fake":
+            continue
+        if not args.json:
+            _step(f"3. Calls through {spec.name} ({spec.identifier})")
+        try:
+            results = _calls(registry.get(spec.identifier))
+        except LLMError as exc:
+            results = {"setup": {"ok": False, "error": f"{type(exc).__name__}: {exc}"}}
+        report["calls"][spec.identifier] = results
+        for name, result in results.items():
+            failures += not result["ok"]
+            if not args.json:
+                shown = {k: v for k, v in result.items() if k != "ok"}
+                print(f"  {name}: {'ok' if result['ok'] else 'FAILED'} {shown}")
+    if args.json:
+        emit_json(report)
+    elif not report["calls"]:
+        print("\nNo provider plugins installed: pip install core-gemini-plugin core-openai-plugin")
+    return 1 if failures else 0
