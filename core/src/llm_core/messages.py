@@ -43,13 +43,28 @@ class _BinaryPart(BaseModel):
     url: str | None = None
     mime_type: str | None = None
 
+    @model_validator(mode="before")
+    @classmethod
+    def _mime_from_data_url(cls, values: Any) -> Any:
+        """A ``data:<mime>;base64,…`` URL declares the MIME type when none is given."""
+        if isinstance(values, Mapping) and not values.get("mime_type"):
+            data = values.get("data")
+            if isinstance(data, str) and data.startswith("data:"):
+                mime = data[5:].split(",", 1)[0].split(";", 1)[0].strip()
+                if mime:
+                    return {**values, "mime_type": mime}
+        return values
+
     @field_validator("data", mode="before")
     @classmethod
     def _decode_base64(cls, value: Any) -> Any:
         if isinstance(value, str):  # base64 text, with or without a data: URL prefix
-            payload = value.split(",", 1)[1] if value.startswith("data:") else value
+            if value.startswith("data:"):
+                _, comma, value = value.partition(",")
+                if not comma:
+                    raise ValueError("a data: URL needs a ',' before its base64 payload")
             try:
-                return base64.b64decode(payload, validate=True)
+                return base64.b64decode(value, validate=True)
             except ValueError as exc:
                 raise ValueError("data must be bytes or base64 text") from exc
         return value
@@ -72,6 +87,8 @@ class _BinaryPart(BaseModel):
     def __repr__(self) -> str:  # never dump megabytes of bytes into a repr
         source = f"{self.size} bytes" if self.data is not None else repr(self.url)
         return f"{type(self).__name__}({source}, mime_type={self.mime_type!r})"
+
+    __str__ = __repr__
 
 
 class ImagePart(_BinaryPart):
