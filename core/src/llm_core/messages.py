@@ -181,6 +181,11 @@ def normalize_messages(messages: Iterable[MessageLike] | str) -> list[ChatMessag
         if not messages.strip():
             raise InvalidInputError("the prompt is empty: give some text to send")
         return [ChatMessage(role=Role.USER, content=messages)]
+    if isinstance(messages, Mapping | ChatMessage | bytes) or not isinstance(messages, Iterable):
+        raise InvalidInputError(
+            "messages must be a string or a list of ChatMessage / {'role', 'content'} mappings, "
+            f"not {type(messages).__name__}"
+        )
     result: list[ChatMessage] = []
     for index, message in enumerate(messages):
         if isinstance(message, ChatMessage):
