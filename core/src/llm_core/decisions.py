@@ -59,7 +59,7 @@ class _Question(BaseModel):
     @field_validator("key")
     @classmethod
     def _key(cls, value: str) -> str:
-        if not KEY_PATTERN.match(value):
+        if not KEY_PATTERN.fullmatch(value):
             raise ValueError(
                 f"question key {value!r} must match {KEY_PATTERN.pattern} "
                 "(lower-case letter first, then lower-case letters, digits or '_', at most 64)"

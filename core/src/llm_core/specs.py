@@ -84,9 +84,9 @@ class ProviderSpec:
         description: str = "",
         distribution: str | None = None,
     ) -> None:
-        if not isinstance(identifier, str) or not _IDENTIFIER.match(identifier):
+        if not isinstance(identifier, str) or not _IDENTIFIER.fullmatch(identifier):
             raise PluginLoadError(f"provider identifier {identifier!r} must match {_IDENTIFIER.pattern}")
-        if isinstance(factory, str) and not _FACTORY_PATH.match(factory):
+        if isinstance(factory, str) and not _FACTORY_PATH.fullmatch(factory):
             raise PluginLoadError(f"provider {identifier!r}: factory {factory!r} must look like 'package.module:Class'")
         if not isinstance(factory, str) and not callable(factory):
             raise PluginLoadError(f"provider {identifier!r}: factory must be a path or callable")

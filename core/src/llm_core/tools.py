@@ -24,7 +24,7 @@ class ToolSpec(BaseModel):
     @field_validator("name")
     @classmethod
     def _valid_name(cls, value: str) -> str:
-        if not _TOOL_NAME.match(value):
+        if not _TOOL_NAME.fullmatch(value):
             raise ValueError(
                 "tool name must be 1-128 characters: letters, digits, '_', '.', ':' or '-', "
                 "starting with a letter or '_'"
