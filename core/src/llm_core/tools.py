@@ -36,7 +36,9 @@ class ToolSpec(BaseModel):
     def _object_schema(cls, value: dict[str, Any]) -> dict[str, Any]:
         if value.get("type", "object") != "object":
             raise ValueError("tool parameters must be a JSON schema with type 'object'")
-        props = value.get("properties") or {}  # empty (also PHP-style [] or None) is sent as {}
+        props = value.get("properties")
+        if props is None or props == []:  # empty (also PHP-style []) is sent as an object
+            props = {}
         if not isinstance(props, dict):
             raise ValueError("tool parameters 'properties' must be an object")
         required = value.get("required", [])
