@@ -67,6 +67,7 @@ def test_a_full_schema_is_kept() -> None:
         {"type": "object", "properties": {"a": {}}, "required": ["b"]},
         {"type": "object", "properties": {"a": {}}, "required": "a"},
         {"type": "object", "properties": "nope"},
+        {"type": "object", "properties": 0},
     ],
 )
 def test_non_object_or_inconsistent_schemas_are_refused(parameters: dict[str, Any]) -> None:
