@@ -29,7 +29,7 @@ class Usage(BaseModel):
 
     @model_validator(mode="after")
     def _total(self) -> Usage:
-        if not self.total_tokens and (self.prompt_tokens or self.completion_tokens):
+        if not self.total_tokens and (self.prompt_tokens or self.completion_tokens or self.thinking_tokens):
             object.__setattr__(
                 self,
                 "total_tokens",
