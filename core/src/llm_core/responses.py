@@ -113,6 +113,8 @@ class ImageResponse(BaseModel):
     def __repr__(self) -> str:
         return f"ImageResponse({len(self.data)} bytes, mime_type={self.mime_type!r}, model={self.model!r})"
 
+    __str__ = __repr__
+
 
 class ConnectionStatus(BaseModel):
     """The result of :meth:`test_connection`."""
