@@ -6,7 +6,8 @@
 >>> fake.requests[0]["operation"]
 'chat'
 
-Replies are consumed in order (thread-safe); with none left, chat echoes the last user text.
+Replies are consumed in order (thread-safe); with none left, ``default_reply`` answers, or chat
+echoes the last user text.
 Every request the fake received is recorded in ``requests`` (the mapped payload).
 """
 
@@ -107,9 +108,12 @@ class FakeProvider(
 
     spec = fake_spec()
 
-    def __init__(self, *, replies: Iterable[FakeReply] = (), **config: Any) -> None:
+    def __init__(
+        self, *, replies: Iterable[FakeReply] = (), default_reply: FakeReply | None = None, **config: Any
+    ) -> None:
         super().__init__(**config)
         self._replies: deque[FakeReply] = deque(replies)
+        self._default_reply = default_reply
         self._lock = threading.Lock()
         self.requests: list[dict[str, Any]] = []
 
@@ -124,7 +128,7 @@ class FakeProvider(
             self.requests.append({"operation": operation, **payload})
             reply = self._replies.popleft() if self._replies else None
         if reply is None:
-            reply = FakeReply(content=f"echo: {payload.get('last_user', '')}")
+            reply = self._default_reply or FakeReply(content=f"echo: {payload.get('last_user', '')}")
         if reply.error is not None:
             raise reply.error
         return reply

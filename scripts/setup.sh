@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Create .venv (if missing) and install llm-core, both plugins and the development tools into it.
+# Needs only Python 3.11+, pip and git. Safe to run again: it only installs what changed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PYTHON="${PYTHON:-python3}"
+if [ ! -x .venv/bin/python ]; then
+  "$PYTHON" -m venv .venv
+  .venv/bin/python -m pip install -q --upgrade pip
+fi
+.venv/bin/python -m pip install -q -e "./core[replay]" -e ./plugins/gemini -e ./plugins/openai --group dev 2>&1 \
+  | grep -v -E "^(WARNING: Location|DEPRECATION)" || true
+.venv/bin/python -c "import llm_core, core_gemini_plugin, core_openai_plugin" \
+  || { echo "setup failed: packages did not install" >&2; exit 1; }
