@@ -173,7 +173,8 @@ def test_startup_imports_no_sdk(plugin_path: Path) -> None:
     code = (
         "import sys; from llm_core.cli import main; main(['providers', '--json']); "
         "main(['route', 'chat', '--json']); "
-        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('openai', 'httpx2') or m.startswith('google.genai')))"
+        "print(sorted(m for m in sys.modules "
+        "if m.split('.')[0] in ('openai', 'httpx2') or m.startswith('google.genai')))"
     )
     result = subprocess.run(
         [sys.executable, "-c", code],
