@@ -226,7 +226,7 @@ def _answer_problem(question: Question, answer: DecisionAnswer | None) -> str | 
             return "probabilities must have exactly the offered options as keys"
         return None
     levels = [str(i) for i in range(len(question.levels))]
-    if answer.value is None or answer.value < 0 or answer.value > len(levels) - 1:
+    if answer.value is None or not 0 <= answer.value <= len(levels) - 1:  # also refuses NaN
         return f"score {answer.value} is not a level index in 0..{len(levels) - 1}"
     if answer.value != int(answer.value):
         return f"score {answer.value} is not a whole level index"
