@@ -230,6 +230,9 @@ def _answer_problem(question: Question, answer: DecisionAnswer | None) -> str | 
         return f"score {answer.value} is not a level index in 0..{len(levels) - 1}"
     if answer.value != int(answer.value):
         return f"score {answer.value} is not a whole level index"
+    label = question.levels[int(answer.value)]
+    if answer.choice is not None and answer.choice != label:
+        return f"score label {answer.choice!r} is not the label of level {int(answer.value)} ({label!r})"
     if answer.probabilities is not None and set(answer.probabilities) != set(levels):
         return "probabilities must have exactly the level indexes as keys"
     return None
