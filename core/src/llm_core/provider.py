@@ -8,6 +8,7 @@ order) lives here once and serves both the sync methods and the :attr:`aio` twin
 
 from __future__ import annotations
 
+import itertools
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -483,11 +484,11 @@ class BaseProvider:
 
             def open_and_peek() -> tuple[Iterator[Any], list[Any]]:
                 iterator = iter(open_stream(payload))
-                head = list(_take_one(iterator))
+                head = list(itertools.islice(iterator, 1))
                 return iterator, head
 
             chunks, head = self._execute("stream", request.model, open_and_peek)
-            for chunk in _chain(head, chunks):
+            for chunk in itertools.chain(head, chunks):
                 for event in parser.feed(chunk):
                     if first_token is None and event.type is StreamEventType.TOKEN:
                         first_token = time.perf_counter()
@@ -555,17 +556,6 @@ class BaseProvider:
                 "provider": self.identifier,
             }
         )
-
-
-def _take_one(iterator: Iterator[Any]) -> Iterator[Any]:
-    for item in iterator:
-        yield item
-        return
-
-
-def _chain(head: list[Any], rest: Iterator[Any]) -> Iterator[Any]:
-    yield from head
-    yield from rest
 
 
 def _thinking(value: ThinkingOptions | bool | Mapping[str, Any] | None) -> ThinkingOptions | None:
