@@ -3,6 +3,7 @@ and the registry's checks read them, so a claim in the spec must be backed by th
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from typing import Any, ClassVar, TypeVar, overload
@@ -496,6 +497,8 @@ BASE_FEATURES = frozenset({Feature.CHAT, Feature.COMPLETION, Feature.THINKING})
 DECLARED_ONLY = frozenset({Feature.AUDIO, Feature.TEXT_TO_SPEECH, Feature.TRANSCRIPTION})
 
 
+@functools.cache
 def implemented_features(cls: type[BaseProvider]) -> frozenset[Feature]:
+    """Features a provider class implements (cached per class)."""
     found = {f for f, iface in FEATURE_INTERFACES.items() if issubclass(cls, iface)}
     return frozenset(found) | BASE_FEATURES | DECLARED_ONLY

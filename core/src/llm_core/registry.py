@@ -76,7 +76,8 @@ class Selection:
         return self.candidate.reasons
 
     def provider(self, **config: Any) -> BaseProvider:
-        if self.model is not None:
+        """The chosen provider with the chosen model (the shared instance when both are defaults)."""
+        if self.model is not None and self.model != self.spec.default_model:
             config.setdefault("model", self.model)
         return self.registry.get(self.identifier, **config)
 

@@ -3,6 +3,7 @@ call fails in a way retries could not cure (rate limit, server error, timeout, c
 
 from __future__ import annotations
 
+import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -93,6 +94,8 @@ class Router:
         self.config = config or {}
         self.fall_back = fall_back
         self.last_provider: str | None = None
+        self._built: dict[str, BaseProvider] = {}
+        self._lock = threading.Lock()
         self.aio = AsyncRouter(self)
 
     def candidates(self, operation: str) -> list[Candidate]:
@@ -103,10 +106,19 @@ class Router:
         return found
 
     def _provider(self, candidate: Candidate) -> BaseProvider:
-        config = dict(self.config.get(candidate.identifier, {}))
-        if candidate.model and "model" not in config:
-            config["model"] = candidate.model
-        return self.registry.get(candidate.identifier, **config) if config else self.registry.get(candidate.identifier)
+        """The candidate's provider, built once per router (thread-safe)."""
+        built = self._built.get(candidate.identifier)
+        if built is not None:
+            return built
+        with self._lock:
+            built = self._built.get(candidate.identifier)
+            if built is None:
+                config = dict(self.config.get(candidate.identifier, {}))
+                if candidate.model and candidate.model != candidate.spec.default_model:
+                    config.setdefault("model", candidate.model)
+                built = self.registry.get(candidate.identifier, **config)
+                self._built[candidate.identifier] = built
+            return built
 
     def _call(self, operation: str, invoke: Callable[[BaseProvider], T]) -> T:
         errors: dict[str, LLMError] = {}
