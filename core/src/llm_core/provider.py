@@ -79,14 +79,14 @@ class BaseProvider:
             raise PluginLoadError(f"{type(self).__name__} has no ProviderSpec")
         self._spec = chosen
         self._config_file = Path(config_file) if config_file else None
-        self._explicit: dict[str, Any] = {
+        self._explicit: dict[str, Any] = _hide_key({
             "api_key": api_key,
             "model": model,
             "base_url": base_url,
             "timeout": timeout,
             "retry": retry,
             **options,
-        }
+        })
         self._check_declared_features()
         self._apply_settings()
         self._aio: AsyncProvider | None = None
@@ -129,7 +129,7 @@ class BaseProvider:
 
     def configure(self, config: Mapping[str, Any]) -> None:
         """Change settings (same names as the constructor); clients are rebuilt on next use."""
-        self._explicit.update(config)
+        self._explicit.update(_hide_key(config))
         self._apply_settings()
 
     def _reset_clients(self) -> None:
@@ -556,6 +556,16 @@ class BaseProvider:
                 "provider": self.identifier,
             }
         )
+
+
+def _hide_key(settings: Mapping[str, Any]) -> dict[str, Any]:
+    """The settings with a plain-text ``api_key`` wrapped in a :class:`Secret` (they are kept for
+    ``configure``, so the key must not sit in the instance in clear)."""
+    result = dict(settings)
+    key = result.get("api_key")
+    if isinstance(key, str) and key.strip():
+        result["api_key"] = Secret(key)
+    return result
 
 
 def _thinking(value: ThinkingOptions | bool | Mapping[str, Any] | None) -> ThinkingOptions | None:
