@@ -24,13 +24,15 @@ def install(hook_relay: Any) -> None:
     global _hooks, _active
     _hooks = hook_relay
     _active = hook_relay is not None and any(
-        getattr(hook_relay, name).get_hookimpls()
+        not isinstance(impl.plugin, LoggingObserver)
         for name in ("llm_core_before_request", "llm_core_after_response", "llm_core_on_error")
+        for impl in getattr(hook_relay, name).get_hookimpls()
     )
 
 
 def active() -> bool:
-    return _active
+    """Whether any observer wants events: a plugin's, or the built-in one with DEBUG enabled."""
+    return _hooks is not None and (_active or logger.isEnabledFor(logging.DEBUG))
 
 
 def next_call_id() -> int:
@@ -39,7 +41,7 @@ def next_call_id() -> int:
 
 def emit(hook_name: str, event: dict[str, Any]) -> None:
     """Call every observer of ``hook_name``; an observer's exception is logged, never raised."""
-    if not _active:
+    if not active():
         return
     try:
         getattr(_hooks, hook_name)(event=event)
