@@ -47,7 +47,7 @@ temperature_hint = "file"
 def test_secret_never_shows_its_value() -> None:
     secret = Secret(KEY)
     shown = [repr(secret), str(secret), f"{secret}", f"{secret!r}", f"{secret:>40}", "%s" % secret,  # noqa: UP031
-             "{}".format(secret), repr([secret]), repr({"k": secret}), str(ConfigurationError(f"bad {secret}"))]
+             f"{secret}", repr([secret]), repr({"k": secret}), str(ConfigurationError(f"bad {secret}"))]
     for text in shown:
         assert KEY not in text
         assert "VERY-SECRET" not in text
@@ -57,7 +57,7 @@ def test_secret_never_shows_its_value() -> None:
 def test_secret_equality_hash_and_pickling_keep_the_value() -> None:
     assert Secret(KEY) == Secret(KEY) and Secret(KEY) != Secret("other") and Secret(KEY) != KEY
     assert len({Secret(KEY), Secret(KEY)}) == 1
-    assert pickle.loads(pickle.dumps(Secret(KEY))).reveal() == KEY  # noqa: S301 - our own data
+    assert pickle.loads(pickle.dumps(Secret(KEY))).reveal() == KEY
 
 
 @pytest.mark.parametrize("value", ["", "   ", None, 42])
@@ -128,13 +128,13 @@ def test_config_file_argument(tmp_path: Path) -> None:
 
 def test_a_config_file_named_by_the_variable_must_exist(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("LLM_CORE_CONFIG", str(tmp_path / "missing.toml"))
-    with pytest.raises(ConfigurationError, match="missing.toml"):
+    with pytest.raises(ConfigurationError, match=r"missing\.toml"):
         load_config_file()
 
 
 def test_an_unreadable_config_file_is_a_configuration_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     write_config(tmp_path, "[providers.fake\napi_key = ", monkeypatch)
-    with pytest.raises(ConfigurationError, match="llm-core.toml"):
+    with pytest.raises(ConfigurationError, match=r"llm-core\.toml"):
         KeyedFake()
 
 
