@@ -159,5 +159,5 @@ class ProviderSpec:
                 distribution=self.distribution,
             ) from exc
         if not callable(target):
-            raise PluginLoadError(f"provider factory {self.factory!r} is not callable")
+            raise PluginLoadError(f"provider factory {self.factory!r} is not callable", distribution=self.distribution)
         return target  # type: ignore[no-any-return]
