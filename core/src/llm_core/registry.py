@@ -130,7 +130,7 @@ class Registry:
 
     def _record_error(self, error: PluginError) -> None:
         if self.strict:
-            if isinstance(error.error, PluginLoadError):
+            if isinstance(error.error, PluginLoadError) and error.error.distribution:
                 raise error.error
             raise PluginLoadError(
                 f"{error.stage} failed: {error.error}", distribution=error.distribution
