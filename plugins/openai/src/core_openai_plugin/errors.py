@@ -1,0 +1,149 @@
+"""OpenAI SDK exceptions and error payloads → the llm-core error taxonomy.
+
+The SDK is only imported inside :func:`map_openai_error` (it is called when an exception from the
+SDK is already in hand). Messages are scrubbed of API keys: OpenAI echoes a masked key in 401
+answers, and nothing key-like may reach a log or an exception.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from llm_core.errors import (
+    AuthenticationError,
+    ConfigurationError,
+    ContentFilteredError,
+    ContextLengthExceededError,
+    InvalidRequestError,
+    InvalidResponseError,
+    LLMError,
+    NotFoundError,
+    PermissionDeniedError,
+    ProviderConnectionError,
+    ProviderError,
+    ProviderTimeoutError,
+    RateLimitError,
+    ServerError,
+)
+
+_KEY_LIKE = re.compile(r"\b(sk|sess|org|proj)-[A-Za-z0-9_*\-]{6,}")
+
+#: Error codes (HTTP error bodies, stream ``error`` events, ``response.error``) and their class.
+CONTEXT_CODES = frozenset({"context_length_exceeded", "string_above_max_length"})
+FILTER_CODES = frozenset({
+    "content_filter", "content_policy_violation", "moderation_blocked", "bio_policy",
+    "image_content_policy_violation", "misalignment_policy_violation", "cyber_policy",
+})
+RATE_CODES = frozenset({"rate_limit_exceeded", "insufficient_quota", "rate_limit_error"})
+SERVER_CODES = frozenset({"server_error", "internal_error", "vector_store_timeout", "server_is_overloaded"})
+
+
+def redact(text: str, secrets: Iterable[str] = ()) -> str:
+    """``text`` with key-like tokens and the given secret values replaced by ``***``."""
+    for secret in secrets:
+        if secret:
+            text = text.replace(secret, "***")
+    return _KEY_LIKE.sub(lambda m: f"{m.group(1)}-***", text)
+
+
+def error_from_code(code: str | None, message: str, *, provider: str, status: int | None = None,
+                    retry_after: float | None = None) -> LLMError:
+    """The error for an OpenAI error ``code`` (used for stream errors and failed responses)."""
+    text = f"OpenAI error{f' {status}' if status else ''}{f' ({code})' if code else ''}: {message}"
+    normalized = (code or "").lower()
+    if normalized in CONTEXT_CODES:
+        return ContextLengthExceededError(text, provider=provider, status_code=status or 400)
+    if normalized in FILTER_CODES:
+        return ContentFilteredError(text, provider=provider, status_code=status)
+    if normalized in RATE_CODES:
+        return RateLimitError(text, provider=provider, status_code=status or 429, retry_after=retry_after)
+    if normalized in SERVER_CODES:
+        return ServerError(text, provider=provider, status_code=status)
+    return InvalidRequestError(text, provider=provider, status_code=status)
+
+
+def retry_after_seconds(headers: Mapping[str, str] | None) -> float | None:
+    """``retry-after-ms`` (preferred) or ``retry-after`` in seconds; HTTP dates are ignored."""
+    if headers is None:
+        return None
+    for name, divisor in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
+        value = headers.get(name)
+        if value is None:
+            continue
+        try:
+            seconds = float(value) / divisor
+        except ValueError:
+            continue
+        if seconds >= 0 and seconds != float("inf"):
+            return seconds
+    return None
+
+
+def _body_fields(body: object) -> tuple[str | None, str | None]:
+    """``(code, message)`` of an SDK error body (already the inner ``error`` object)."""
+    if isinstance(body, Mapping):
+        code = body.get("code") or body.get("type")
+        message = body.get("message")
+        return (str(code) if code else None), (str(message) if message else None)
+    return None, None
+
+
+def map_openai_error(error: BaseException, *, provider: str, secrets: Iterable[str] = ()) -> LLMError:
+    """Map an exception raised by the ``openai`` SDK (or while parsing its result)."""
+    import pydantic
+
+    import openai
+
+    secrets = tuple(secrets)
+
+    def clean(text: str) -> str:
+        return redact(text, secrets)
+
+    if isinstance(error, openai.APITimeoutError):
+        return ProviderTimeoutError("OpenAI request timed out", provider=provider)
+    if isinstance(error, openai.APIConnectionError):
+        cause = error.__cause__ or error.__context__
+        detail = f": {clean(str(cause))}" if cause else ""
+        return ProviderConnectionError(f"cannot reach the OpenAI API{detail}", provider=provider)
+    if isinstance(error, openai.APIResponseValidationError):
+        return InvalidResponseError(f"OpenAI returned data the SDK cannot read: {clean(error.message)}",
+                                    provider=provider, status_code=error.status_code)
+    if isinstance(error, openai.APIStatusError):
+        return _from_status(error, provider, clean)
+    if isinstance(error, openai.APIError):  # e.g. an error event inside a stream
+        code, message = _body_fields(error.body)
+        return error_from_code(code, clean(message or error.message), provider=provider)
+    if isinstance(error, pydantic.ValidationError):
+        return InvalidResponseError(f"OpenAI's answer does not match the expected schema: {clean(str(error))}",
+                                    provider=provider)
+    if isinstance(error, openai.OpenAIError):
+        return ConfigurationError(f"OpenAI client error: {clean(str(error))}", provider=provider)
+    return ProviderError(f"{type(error).__name__}: {clean(str(error))}", provider=provider)
+
+
+def _from_status(error: Any, provider: str, clean: Any) -> LLMError:
+    status: int = error.status_code
+    code, message = _body_fields(error.body)
+    text = clean(message or error.message)
+    label = f"OpenAI returned {status}{f' ({code})' if code else ''}: {text}"
+    normalized = (code or "").lower()
+    if status == 401:
+        return AuthenticationError(label + " (check OPENAI_API_KEY)", provider=provider, status_code=status)
+    if status == 403:
+        return PermissionDeniedError(label, provider=provider, status_code=status)
+    if status == 404:
+        return NotFoundError(label, provider=provider, status_code=status)
+    if status == 429:
+        return RateLimitError(label, provider=provider, status_code=status,
+                              retry_after=retry_after_seconds(error.response.headers))
+    if status == 408:
+        return ProviderTimeoutError(label, provider=provider, status_code=status)
+    if status >= 500:
+        return ServerError(label, provider=provider, status_code=status)
+    if normalized in CONTEXT_CODES or "context length" in text.lower() or "context window" in text.lower():
+        return ContextLengthExceededError(label, provider=provider, status_code=status)
+    if normalized in FILTER_CODES:
+        return ContentFilteredError(label, provider=provider, status_code=status)
+    return InvalidRequestError(label, provider=provider, status_code=status)

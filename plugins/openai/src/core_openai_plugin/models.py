@@ -1,0 +1,106 @@
+"""The OpenAI model catalogue: which model offers which feature. Imports no SDK.
+
+Model ids follow the literals of the installed ``openai`` SDK (``openai/types/shared/chat_model.py``,
+``embedding_model.py``, ``image_model.py``). ``extra`` carries the facts the request mapper needs:
+
+- ``reasoning``: a reasoning model (``reasoning`` options, encrypted reasoning items; OpenAI
+  rejects ``temperature``/``top_p`` for it);
+- ``native_decisions``: served by ``POST /v1/decisions`` (the SDK names ``gpt-6-luna`` only);
+- ``dimensions`` / ``max_dimensions``: embedding size control;
+- ``gpt_image``: an image model that always answers with base64 and takes ``output_format``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from llm_core.features import Feature
+from llm_core.specs import ModelInfo
+
+#: Chat models without image input.
+TEXT = frozenset({
+    Feature.CHAT, Feature.COMPLETION, Feature.STREAMING, Feature.TOOLS, Feature.JSON_MODE, Feature.DECISION,
+})
+#: Chat models that also read images and PDFs.
+MULTIMODAL = TEXT | {Feature.VISION, Feature.DOCUMENTS}
+#: Reasoning models: multimodal plus reasoning summaries.
+REASONING = MULTIMODAL | {Feature.THINKING}
+
+DEFAULT_MODEL = "gpt-5.4-mini"
+DEFAULT_EMBEDDING_MODEL = "text-embedding-3-small"
+DEFAULT_IMAGE_MODEL = "gpt-image-2"
+DECISION_MODEL = "gpt-6-luna"
+
+_SHUTDOWN_2026_12 = "OpenAI announced its shutdown for 2026-12-11"
+_SHUTDOWN_2027_01 = "OpenAI announced its shutdown for 2027-01-14"
+_SHUTDOWN_2026_10 = "OpenAI announced its shutdown for 2026-10-23"
+
+
+def _reasoning(model_id: str, description: str, features: frozenset[Feature] = REASONING,
+               **extra: Any) -> ModelInfo:
+    return ModelInfo(model_id, features, description, {"reasoning": True, **extra})
+
+
+def _chat(model_id: str, description: str) -> ModelInfo:
+    return ModelInfo(model_id, MULTIMODAL, description, {"reasoning": False})
+
+
+CHAT_MODELS: tuple[ModelInfo, ...] = (
+    _reasoning("gpt-5.4-mini", "GPT-5.4 mini: fast, low-cost reasoning model (default)"),
+    _reasoning("gpt-6-astra", "GPT-6 Astra reasoning model"),
+    _reasoning("gpt-6.2-astra", "GPT-6.2 Astra reasoning model"),
+    _reasoning("gpt-6-sol", "GPT-6 Sol reasoning model"),
+    _reasoning("gpt-6.1-sol", "GPT-6.1 Sol reasoning model"),
+    _reasoning("gpt-6.2-sol", "GPT-6.2 Sol reasoning model"),
+    _reasoning("gpt-6.1-terra", "GPT-6.1 Terra reasoning model"),
+    _reasoning(DECISION_MODEL, "GPT-6 Luna: the model of the native Decisions API", native_decisions=True),
+    _reasoning("gpt-5.6-sol", "GPT-5.6 Sol reasoning model"),
+    _reasoning("gpt-5.6-terra", "GPT-5.6 Terra reasoning model"),
+    _reasoning("gpt-5.6-luna", "GPT-5.6 Luna reasoning model"),
+    _reasoning("gpt-5.5", "GPT-5.5 reasoning model"),
+    _reasoning("gpt-5.4", "GPT-5.4 reasoning model"),
+    _reasoning("gpt-5.4-nano", "GPT-5.4 nano (OpenAI announced its shutdown for 2027-04-01)"),
+    _reasoning("gpt-5.2", "GPT-5.2 reasoning model"),
+    _reasoning("gpt-5.1", "GPT-5.1 (OpenAI announced its shutdown for 2027-04-01)"),
+    _reasoning("gpt-5", f"GPT-5 ({_SHUTDOWN_2026_12})"),
+    _reasoning("gpt-5-mini", f"GPT-5 mini ({_SHUTDOWN_2026_12})"),
+    _reasoning("gpt-5-nano", f"GPT-5 nano ({_SHUTDOWN_2026_12})"),
+    _reasoning("o3", f"o3 reasoning model ({_SHUTDOWN_2026_12})"),
+    _reasoning("o4-mini", f"o4-mini reasoning model ({_SHUTDOWN_2026_10})"),
+    _reasoning("o3-mini", f"o3-mini: text-only reasoning model ({_SHUTDOWN_2026_10})",
+               features=TEXT | {Feature.THINKING}),
+    _chat("gpt-4.1", f"GPT-4.1: non-reasoning, accepts temperature ({_SHUTDOWN_2027_01})"),
+    _chat("gpt-4.1-mini", f"GPT-4.1 mini: non-reasoning ({_SHUTDOWN_2027_01})"),
+    _chat("gpt-4.1-nano", f"GPT-4.1 nano: non-reasoning ({_SHUTDOWN_2026_10})"),
+    _chat("gpt-4o", f"GPT-4o: non-reasoning ({_SHUTDOWN_2027_01})"),
+    _chat("gpt-4o-mini", f"GPT-4o mini: non-reasoning ({_SHUTDOWN_2027_01})"),
+)
+
+EMBEDDING_MODELS: tuple[ModelInfo, ...] = (
+    ModelInfo(DEFAULT_EMBEDDING_MODEL, {Feature.EMBEDDINGS}, "1536 dimensions, shortenable",
+              {"dimensions": True, "max_dimensions": 1536}),
+    ModelInfo("text-embedding-3-large", {Feature.EMBEDDINGS}, "3072 dimensions, shortenable",
+              {"dimensions": True, "max_dimensions": 3072}),
+    ModelInfo("text-embedding-ada-002", {Feature.EMBEDDINGS}, "1536 dimensions, fixed",
+              {"dimensions": False, "max_dimensions": 1536}),
+)
+
+IMAGE_MODELS: tuple[ModelInfo, ...] = (
+    ModelInfo(DEFAULT_IMAGE_MODEL, {Feature.IMAGE}, "GPT Image 2", {"gpt_image": True}),
+    ModelInfo("gpt-image-1.5", {Feature.IMAGE}, "GPT Image 1.5", {"gpt_image": True}),
+    ModelInfo("gpt-image-1-mini", {Feature.IMAGE}, "GPT Image 1 mini", {"gpt_image": True}),
+    ModelInfo("gpt-image-1", {Feature.IMAGE},
+              "GPT Image 1 (shut down by OpenAI on 2026-10-23; kept for compatible servers)", {"gpt_image": True}),
+)
+
+MODELS: tuple[ModelInfo, ...] = CHAT_MODELS + EMBEDDING_MODELS + IMAGE_MODELS
+
+#: Every feature some model offers: the provider-level feature set.
+PROVIDER_FEATURES: frozenset[Feature] = frozenset().union(*(m.features for m in MODELS))
+
+
+def fact(info: ModelInfo | None, name: str, default: Any = None) -> Any:
+    """A catalogue fact of ``info`` (``default`` for models missing from the catalogue)."""
+    extra: Mapping[str, Any] = info.extra if info is not None else {}
+    return extra.get(name, default)

@@ -1,0 +1,236 @@
+"""The OpenAI provider: a thin I/O shell around the pure mappers and parsers.
+
+The ``openai`` SDK is imported on first use (client properties), never at module import. SDK
+clients are built with ``max_retries=0``: only the core's retry policy retries.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import weakref
+from collections.abc import AsyncIterator, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from core_openai_plugin import request_mapper, response_parser
+from core_openai_plugin.errors import map_openai_error
+from core_openai_plugin.plugin import SPEC
+from core_openai_plugin.stream_parser import ResponsesStreamParser
+from llm_core.capabilities import (
+    DecisionCapable,
+    DocumentCapable,
+    EmbeddingCapable,
+    ImageGenerationCapable,
+    StreamingCapable,
+    StructuredOutputCapable,
+    ToolCapable,
+    VisionCapable,
+)
+from llm_core.decisions import DecisionResponse
+from llm_core.errors import LLMError
+from llm_core.requests import ChatRequest, DecisionRequest, EmbeddingRequest, ImageRequest
+from llm_core.responses import CompletionResponse, EmbeddingResponse, ImageResponse
+
+if TYPE_CHECKING:
+    from openai.types.responses import Response
+
+    from openai import AsyncOpenAI, OpenAI
+
+#: Provider options handed to the SDK client constructor.
+CLIENT_OPTIONS = ("organization", "project", "default_headers", "default_query")
+
+
+class OpenAIProvider(StreamingCapable, ToolCapable, VisionCapable, DocumentCapable, StructuredOutputCapable,
+                     EmbeddingCapable, ImageGenerationCapable, DecisionCapable):
+    """OpenAI (and OpenAI-compatible servers) through the Responses, Embeddings, Images and
+    Decisions APIs.
+
+    Settings: ``api_key`` (``OPENAI_API_KEY``), ``model``, ``base_url`` (``OPENAI_BASE_URL``),
+    ``timeout``, ``retry``. Options: ``organization``, ``project``, ``default_headers``,
+    ``default_query`` (client), ``unknown_model_features`` and ``native_decisions`` (models outside
+    the catalogue), ``strict_sampling`` (refuse temperature/top_p on reasoning models, default
+    on), and defaults for the per-call options of :data:`request_mapper.CHAT_OPTIONS`.
+    """
+
+    spec = SPEC
+    env_settings: ClassVar[Mapping[str, tuple[str, ...]]] = {"base_url": ("OPENAI_BASE_URL",)}
+    supported_image_formats: ClassVar[tuple[str, ...]] = ("png", "jpeg", "webp", "gif")
+    max_image_size: ClassVar[int] = 20 * 1024 * 1024
+    supported_document_formats: ClassVar[tuple[str, ...]] = ("pdf",)
+    max_document_size: ClassVar[int] = 32 * 1024 * 1024
+
+    # -- clients ------------------------------------------------------------------------------
+
+    def _reset_clients(self) -> None:
+        self._client: OpenAI | None = None
+        self._aclients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, AsyncOpenAI] = (
+            weakref.WeakKeyDictionary()
+        )
+
+    def _client_kwargs(self) -> dict[str, Any]:
+        kwargs: dict[str, Any] = {
+            "api_key": self.api_key.reveal() if self.api_key is not None else None,
+            "timeout": self.timeout,
+            "max_retries": 0,
+        }
+        if self.base_url:
+            kwargs["base_url"] = self.base_url
+        kwargs.update({name: self.options[name] for name in CLIENT_OPTIONS if self.options.get(name) is not None})
+        return kwargs
+
+    @property
+    def client(self) -> OpenAI:
+        """The synchronous SDK client (built on first use)."""
+        if self._client is None:
+            from openai import OpenAI
+
+            self._client = OpenAI(**self._client_kwargs())
+        return self._client
+
+    @property
+    def async_client(self) -> AsyncOpenAI:
+        """The async SDK client of the running event loop (one per loop: connections are loop-bound)."""
+        loop = asyncio.get_running_loop()
+        client = self._aclients.get(loop)
+        if client is None:
+            from openai import AsyncOpenAI
+
+            client = AsyncOpenAI(**self._client_kwargs())
+            self._aclients[loop] = client
+        return client
+
+    def map_error(self, error: BaseException) -> LLMError:
+        secrets = (self.api_key.reveal(),) if self.api_key is not None else ()
+        return map_openai_error(error, provider=self.identifier, secrets=secrets)
+
+    # -- chat (also tools, vision, documents, JSON, decision fallback) ----------------------------
+
+    def _with_defaults(self, request: ChatRequest) -> ChatRequest:
+        defaults = {k: v for k, v in self.options.items() if k in request_mapper.CHAT_OPTIONS}
+        if not defaults:
+            return request
+        return request.model_copy(update={"options": {**defaults, **request.options}})
+
+    def map_chat_request(self, request: ChatRequest) -> dict[str, Any]:
+        return request_mapper.map_chat(self._with_defaults(request), self.provider_spec.model(request.model),
+                                       strict_sampling=bool(self.options.get("strict_sampling", True)))
+
+    def _send_chat(self, payload: dict[str, Any]) -> Response:
+        if "text_format" not in payload:
+            response: Response = self.client.responses.create(**payload)
+            return response
+        return _parsed(self.client.responses.with_raw_response.parse(**payload))
+
+    async def _asend_chat(self, payload: dict[str, Any]) -> Response:
+        if "text_format" not in payload:
+            response: Response = await self.async_client.responses.create(**payload)
+            return response
+        return _parsed(await self.async_client.responses.with_raw_response.parse(**payload))
+
+    def parse_chat_response(self, raw: Response, request: ChatRequest) -> CompletionResponse:
+        return response_parser.parse_response(raw, request)
+
+    # -- streaming ---------------------------------------------------------------------------
+
+    def _send_stream(self, payload: dict[str, Any]) -> Iterator[Any]:
+        stream = self.client.responses.create(**_stream_payload(payload), stream=True)
+        return _closing(stream)
+
+    async def _asend_stream(self, payload: dict[str, Any]) -> AsyncIterator[Any]:
+        stream = await self.async_client.responses.create(**_stream_payload(payload), stream=True)
+        return _aclosing(stream)
+
+    def new_stream_parser(self, request: ChatRequest) -> ResponsesStreamParser:
+        return ResponsesStreamParser(request)
+
+    # -- models ------------------------------------------------------------------------------
+
+    def _send_list_models(self) -> list[str]:
+        return sorted(model.id for model in self.client.models.list())
+
+    async def _asend_list_models(self) -> list[str]:
+        return sorted([model.id async for model in self.async_client.models.list()])
+
+    # -- embeddings ------------------------------------------------------------------------------
+
+    def map_embedding_request(self, request: EmbeddingRequest) -> dict[str, Any]:
+        return request_mapper.map_embedding(request, self.provider_spec.model(request.model))
+
+    def _send_embeddings(self, payload: dict[str, Any]) -> Any:
+        return self.client.embeddings.create(**payload)
+
+    async def _asend_embeddings(self, payload: dict[str, Any]) -> Any:
+        return await self.async_client.embeddings.create(**payload)
+
+    def parse_embedding_response(self, raw: Any, request: EmbeddingRequest) -> EmbeddingResponse:
+        return response_parser.parse_embeddings(raw, request)
+
+    # -- images ------------------------------------------------------------------------------
+
+    def map_image_request(self, request: ImageRequest) -> dict[str, Any]:
+        return request_mapper.map_image(request, self.provider_spec.model(request.model))
+
+    def _send_image(self, payload: dict[str, Any]) -> Any:
+        images = self.client.images
+        return images.edit(**payload) if "image" in payload else images.generate(**payload)
+
+    async def _asend_image(self, payload: dict[str, Any]) -> Any:
+        images = self.async_client.images
+        return await (images.edit(**payload) if "image" in payload else images.generate(**payload))
+
+    def parse_image_response(self, raw: Any, request: ImageRequest) -> ImageResponse:
+        return response_parser.parse_images(raw, request)
+
+    # -- decisions ---------------------------------------------------------------------------
+
+    def map_decision_request(self, request: DecisionRequest) -> dict[str, Any]:
+        return request_mapper.map_decision(request)
+
+    def _send_decision(self, payload: dict[str, Any]) -> Any:
+        return self.client.decisions.create(**payload)
+
+    async def _asend_decision(self, payload: dict[str, Any]) -> Any:
+        return await self.async_client.decisions.create(**payload)
+
+    def parse_decision_response(self, raw: Any, request: DecisionRequest) -> DecisionResponse:
+        return response_parser.parse_decision(raw, request)
+
+
+def _parsed(raw: Any) -> Response:
+    """The parsed result of ``responses.parse``; when the SDK cannot validate the output text
+    against the schema, the plain response, so that the core reports the raw text."""
+    import pydantic
+    from openai.types.responses import Response
+
+    try:
+        result: Response = raw.parse()
+    except pydantic.ValidationError:
+        return Response.model_construct(**raw.http_response.json())
+    return result
+
+
+def _stream_payload(payload: dict[str, Any]) -> dict[str, Any]:
+    """A streamed structured-output request sends the schema the way ``responses.parse`` does."""
+    if "text_format" not in payload:
+        return payload
+    from openai.lib._parsing._responses import type_to_text_format_param
+
+    streamed = dict(payload)
+    text = dict(streamed.get("text") or {})
+    text["format"] = type_to_text_format_param(streamed.pop("text_format"))
+    streamed["text"] = text
+    return streamed
+
+
+def _closing(stream: Any) -> Iterator[Any]:
+    try:
+        yield from stream
+    finally:
+        stream.close()
+
+
+async def _aclosing(stream: Any) -> AsyncIterator[Any]:
+    try:
+        async for event in stream:
+            yield event
+    finally:
+        await stream.close()

@@ -1,0 +1,405 @@
+"""Pure request mappers: llm-core requests → keyword arguments of the openai SDK calls.
+
+One mapper (:func:`map_chat`) builds every Responses API call — chat, completion, tools, vision,
+documents, structured output, streaming and the decision fallback — so the rules live once
+(SPEC §4.4): ``store=False`` always, system text → ``instructions``, messages → input items.
+Nothing here imports the SDK; the provider passes the result to ``client.responses.create`` (or
+``responses.parse`` when the payload carries ``text_format``), ``embeddings.create``,
+``images.generate`` / ``images.edit`` and ``decisions.create``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pydantic import BaseModel
+
+from core_openai_plugin.models import fact
+from llm_core.decisions import ChoiceQuestion, Question, YesNoQuestion
+from llm_core.errors import InvalidInputError
+from llm_core.media import format_of, sniff_mime
+from llm_core.messages import ChatMessage, DocumentPart, ImagePart, Role, TextPart, split_system
+from llm_core.requests import ChatRequest, DecisionRequest, EmbeddingRequest, ImageRequest, ThinkingOptions
+from llm_core.specs import ModelInfo
+from llm_core.tools import ToolSpec
+
+PROVIDER = "openai"
+#: Metadata key under which parsed responses keep reasoning items for stateless replay.
+REASONING_ITEMS = "reasoning_items"
+ENCRYPTED_REASONING = "reasoning.encrypted_content"
+
+#: Request options sent as they are (per call, or as provider defaults).
+PASSTHROUGH_OPTIONS = frozenset({
+    "parallel_tool_calls", "service_tier", "safety_identifier", "prompt_cache_key", "metadata",
+    "truncation", "max_tool_calls", "top_logprobs", "extra_body", "extra_headers", "extra_query",
+})
+#: Request options the mapper interprets.
+MAPPED_OPTIONS = frozenset({"verbosity", "image_detail"})
+CHAT_OPTIONS = PASSTHROUGH_OPTIONS | MAPPED_OPTIONS
+EMBEDDING_OPTIONS = frozenset({"encoding_format", "user", "extra_body", "extra_headers", "extra_query"})
+IMAGE_OPTIONS = frozenset({
+    "background", "moderation", "output_compression", "input_fidelity", "safety_identifier", "user",
+    "extra_body", "extra_headers", "extra_query",
+})
+DECISION_OPTIONS = frozenset({"safety_identifier", "prompt_cache_key", "extra_body", "extra_headers", "extra_query"})
+
+_SCHEMA_NAME = re.compile(r"[^A-Za-z0-9_-]")
+_SIZES = {"1:1": "1024x1024", "3:2": "1536x1024", "2:3": "1024x1536"}
+_IMAGE_FORMATS = {"png": "png", "jpeg": "jpeg", "webp": "webp"}
+
+
+def check_options(options: Mapping[str, Any], known: frozenset[str], what: str) -> None:
+    """Refuse options the call does not know (typos would otherwise be silently dropped)."""
+    unknown = sorted(set(options) - known)
+    if unknown:
+        raise InvalidInputError(
+            f"unknown {what} option(s) {unknown}; OpenAI {what} options are: {', '.join(sorted(known))}",
+            provider=PROVIDER,
+        )
+
+
+def _passthrough(payload: dict[str, Any], options: Mapping[str, Any], names: frozenset[str]) -> None:
+    for name in sorted(names & set(options)):
+        if options[name] is not None:
+            payload[name] = options[name]
+
+
+# --- Responses API ---------------------------------------------------------------------------
+
+
+def map_chat(request: ChatRequest, model: ModelInfo | None, *, strict_sampling: bool = True) -> dict[str, Any]:
+    """Keyword arguments of ``responses.create`` / ``responses.parse`` for ``request``.
+
+    ``model`` is the catalogue entry (``None`` for a model the catalogue does not know: then no
+    family rule is assumed). ``request.options`` holds per-call options (see ``CHAT_OPTIONS``).
+    """
+    options = request.options
+    check_options(options, CHAT_OPTIONS, "chat")
+    instructions, turns = split_system(request.messages)
+    payload: dict[str, Any] = {
+        "model": request.model,
+        "input": input_items(turns, detail=options.get("image_detail") or "auto"),
+        "store": False,
+    }
+    if instructions:
+        payload["instructions"] = instructions
+    reasoning_model = fact(model, "reasoning") is True
+    _sampling(payload, request, reasoning_model and strict_sampling)
+    if request.stop:
+        raise InvalidInputError("the OpenAI Responses API has no stop sequences: remove stop=...", provider=PROVIDER)
+    if request.max_tokens is not None:
+        payload["max_output_tokens"] = request.max_tokens
+    reasoning = reasoning_config(request.thinking)
+    if reasoning:
+        payload["reasoning"] = reasoning
+    if reasoning_model or (model is None and request.thinking is not None):
+        payload["include"] = [ENCRYPTED_REASONING]
+    if request.tools:
+        payload["tools"] = [function_tool(tool) for tool in request.tools]
+    if request.tool_choice is not None:
+        payload["tool_choice"] = tool_choice(request.tool_choice, request.tools or ())
+    text: dict[str, Any] = {}
+    if options.get("verbosity") is not None:
+        text["verbosity"] = options["verbosity"]
+    if request.json_mode:
+        _json_format(payload, text, request.response_schema)
+    if text:
+        payload["text"] = text
+    _passthrough(payload, options, PASSTHROUGH_OPTIONS)
+    return payload
+
+
+def _sampling(payload: dict[str, Any], request: ChatRequest, refuse: bool) -> None:
+    given = [name for name in ("temperature", "top_p") if getattr(request, name) is not None]
+    if given and refuse:
+        raise InvalidInputError(
+            f"{request.model} is an OpenAI reasoning model and the API rejects {' and '.join(given)} for it; "
+            "leave them out (steer with thinking={'level': ...}) or use a non-reasoning model such as gpt-4.1 "
+            "(provider option strict_sampling=False sends them anyway)",
+            provider=PROVIDER,
+        )
+    for name in given:
+        payload[name] = getattr(request, name)  # 0.0 is a value, not "unset"
+
+
+def reasoning_config(thinking: ThinkingOptions | None) -> dict[str, Any] | None:
+    """``reasoning`` from thinking options: ``level`` → ``effort``; a summary when thoughts are wanted.
+
+    ``budget`` has no OpenAI counterpart and is ignored (documented).
+    """
+    if thinking is None:
+        return None
+    config: dict[str, Any] = {}
+    if thinking.level is not None:
+        config["effort"] = thinking.level
+    summary = thinking.summary or ("auto" if thinking.include_thoughts else None)
+    if summary is not None:
+        config["summary"] = summary
+    return config or None
+
+
+def input_items(turns: Sequence[ChatMessage], *, detail: str = "auto") -> list[dict[str, Any]]:
+    """Conversation turns (system text already split off) → Responses input items."""
+    items: list[dict[str, Any]] = []
+    for index, message in enumerate(turns):
+        if message.role is Role.USER:
+            items.append(_message("user", user_content(message, detail), message))
+        elif message.role is Role.ASSISTANT:
+            items.extend(replay_reasoning(message.metadata.get(REASONING_ITEMS)))
+            text = _assistant_text(message, index)
+            if text:
+                items.append(_message("assistant", text, message))
+            for call in message.tool_calls or ():
+                items.append({
+                    "type": "function_call", "call_id": call.id, "name": call.name,
+                    "arguments": json.dumps(call.arguments, separators=(",", ":"), ensure_ascii=False),
+                })
+        elif message.role is Role.TOOL:
+            if not message.tool_call_id:
+                raise InvalidInputError(
+                    f"message {index}: OpenAI needs the tool_call_id of the call this result answers",
+                    provider=PROVIDER,
+                )
+            items.append({"type": "function_call_output", "call_id": message.tool_call_id, "output": message.text})
+    return items
+
+
+def _message(role: str, content: str | list[dict[str, Any]], message: ChatMessage) -> dict[str, Any]:
+    item: dict[str, Any] = {"role": role, "content": content}
+    # extra keys of plain mappings (e.g. an assistant ``phase``) are provider-specific: keep them
+    item.update(message.model_extra or {})
+    return item
+
+
+def _assistant_text(message: ChatMessage, index: int) -> str:
+    if any(not isinstance(part, TextPart) for part in message.parts):
+        raise InvalidInputError(f"message {index}: assistant turns can only hold text", provider=PROVIDER)
+    return message.text
+
+
+def user_content(message: ChatMessage, detail: str = "auto") -> str | list[dict[str, Any]]:
+    """A user turn's content: a plain string, or typed parts for images and documents."""
+    if isinstance(message.content, str):
+        return message.content
+    parts: list[dict[str, Any]] = []
+    for part in message.content:
+        if isinstance(part, TextPart):
+            parts.append({"type": "input_text", "text": part.text})
+        elif isinstance(part, ImagePart):
+            parts.append({"type": "input_image", "image_url": image_url(part), "detail": detail})
+        else:
+            parts.append(input_file(part))
+    return parts
+
+
+def _mime(part: ImagePart | DocumentPart, fallback: str) -> str:
+    mime = part.mime_type or (sniff_mime(part.data) if part.data is not None else None) or fallback
+    return "image/jpeg" if mime.lower() == "image/jpg" else mime
+
+
+def image_url(part: ImagePart) -> str:
+    """An image part as a URL: its own http(s) URL, or a base64 ``data:`` URL."""
+    if part.url is not None:
+        return part.url
+    return f"data:{_mime(part, 'image/png')};base64,{part.base64()}"
+
+
+def input_file(part: DocumentPart) -> dict[str, Any]:
+    """A document part as an ``input_file`` item (inline base64 ``file_data`` or ``file_url``)."""
+    if part.url is not None:
+        return {"type": "input_file", "file_url": part.url}
+    mime = _mime(part, "application/pdf")
+    name = part.name or f"document.{format_of(mime)}"
+    return {"type": "input_file", "filename": name, "file_data": f"data:{mime};base64,{part.base64()}"}
+
+
+def replay_reasoning(items: object) -> list[dict[str, Any]]:
+    """Reasoning items saved in an assistant turn's metadata, ready to send back (``store=False``)."""
+    if not items:
+        return []
+    if not isinstance(items, list) or not all(isinstance(i, Mapping) for i in items):
+        raise InvalidInputError(f"metadata[{REASONING_ITEMS!r}] must be a list of reasoning items",
+                                provider=PROVIDER)
+    replay: list[dict[str, Any]] = []
+    for item in items:
+        if item.get("type") != "reasoning" or not item.get("id"):
+            raise InvalidInputError("a replayed reasoning item needs type 'reasoning' and its id", provider=PROVIDER)
+        kept = {key: item[key] for key in ("type", "id", "summary", "content", "encrypted_content") if key in item}
+        kept.setdefault("summary", [])
+        replay.append(kept)
+    return replay
+
+
+def function_tool(tool: ToolSpec) -> dict[str, Any]:
+    """A tool spec as a Responses function tool; strict when the schema allows it (or as asked)."""
+    strict = tool.strict if tool.strict is not None else is_strict_schema(tool.parameters)
+    spec: dict[str, Any] = {"type": "function", "name": tool.name, "parameters": tool.parameters, "strict": strict}
+    if tool.description:
+        spec["description"] = tool.description
+    return spec
+
+
+def tool_choice(choice: str, tools: Sequence[ToolSpec]) -> str | dict[str, Any]:
+    """``auto``/``none``/``required``, or the name of one tool to force."""
+    if choice in ("auto", "none", "required"):
+        return choice
+    if choice not in {tool.name for tool in tools}:
+        raise InvalidInputError(f"tool_choice {choice!r} is neither auto, none, required nor one of the tools",
+                                provider=PROVIDER)
+    return {"type": "function", "name": choice}
+
+
+def is_strict_schema(schema: Any) -> bool:
+    """Whether OpenAI's strict mode accepts ``schema``: every object closes ``additionalProperties``
+    and requires all of its properties (checked through nested properties, items, unions, $defs)."""
+    if not isinstance(schema, Mapping):
+        return True
+    properties = schema.get("properties")
+    if schema.get("type") == "object" or isinstance(properties, Mapping):
+        props = properties if isinstance(properties, Mapping) else {}
+        if schema.get("additionalProperties") is not False:
+            return False
+        required = schema.get("required", [])
+        if not isinstance(required, list) or set(required) != set(props):
+            return False
+        if not all(is_strict_schema(value) for value in props.values()):
+            return False
+    children: list[Any] = []
+    for key in ("items", "not"):
+        if isinstance(schema.get(key), Mapping):
+            children.append(schema[key])
+    for key in ("anyOf", "allOf", "oneOf", "prefixItems"):
+        if isinstance(schema.get(key), list):
+            children.extend(schema[key])
+    for key in ("$defs", "definitions"):
+        if isinstance(schema.get(key), Mapping):
+            children.extend(schema[key].values())
+    return all(is_strict_schema(child) for child in children)
+
+
+def _json_format(payload: dict[str, Any], text: dict[str, Any], schema: Any) -> None:
+    """Structured output: a Pydantic model → ``text_format`` (``responses.parse``); a dict schema →
+    ``json_schema`` format; no schema → JSON mode (``json_object``)."""
+    if isinstance(schema, type) and issubclass(schema, BaseModel):
+        payload["text_format"] = schema
+        return
+    if isinstance(schema, Mapping):
+        name = _SCHEMA_NAME.sub("_", str(schema.get("title") or "response"))[:64]
+        text["format"] = {"type": "json_schema", "name": name, "schema": dict(schema),
+                          "strict": is_strict_schema(schema)}
+        return
+    text["format"] = {"type": "json_object"}
+    # JSON mode requires the word "JSON" in the input; say it when the caller did not.
+    if not _mentions_json(payload):
+        payload["instructions"] = "\n\n".join(filter(None, [payload.get("instructions"), "Answer in JSON."]))
+
+
+def _mentions_json(payload: Mapping[str, Any]) -> bool:
+    texts = [str(payload.get("instructions") or "")]
+    for item in payload["input"]:
+        content = item.get("content")
+        if isinstance(content, str):
+            texts.append(content)
+        elif isinstance(content, list):
+            texts.extend(str(part.get("text", "")) for part in content)
+    return any("json" in text.lower() for text in texts)
+
+
+# --- Embeddings ------------------------------------------------------------------------------
+
+
+def map_embedding(request: EmbeddingRequest, model: ModelInfo | None) -> dict[str, Any]:
+    """Keyword arguments of ``embeddings.create``. ``task_type`` has no OpenAI counterpart (ignored)."""
+    check_options(request.options, EMBEDDING_OPTIONS, "embedding")
+    payload: dict[str, Any] = {"model": request.model, "input": list(request.inputs)}
+    if request.dimensions is not None:
+        if fact(model, "dimensions", True) is False:
+            raise InvalidInputError(f"{request.model} has a fixed size: leave dimensions out", provider=PROVIDER)
+        limit = fact(model, "max_dimensions")
+        if limit is not None and request.dimensions > limit:
+            raise InvalidInputError(f"{request.model} gives at most {limit} dimensions, not {request.dimensions}",
+                                    provider=PROVIDER)
+        payload["dimensions"] = request.dimensions
+    encoding = request.options.get("encoding_format")
+    if encoding not in (None, "float", "base64"):
+        raise InvalidInputError("encoding_format must be 'float' or 'base64'", provider=PROVIDER)
+    _passthrough(payload, request.options, EMBEDDING_OPTIONS)
+    return payload
+
+
+# --- Images ----------------------------------------------------------------------------------
+
+
+def map_image(request: ImageRequest, model: ModelInfo | None) -> dict[str, Any]:
+    """Keyword arguments of ``images.generate``, or of ``images.edit`` when input images are given
+    (then the payload carries ``image``: a list of ``(filename, bytes, mime_type)`` files)."""
+    check_options(request.options, IMAGE_OPTIONS, "image")
+    payload: dict[str, Any] = {"model": request.model, "prompt": request.prompt}
+    if request.input_images:
+        payload["image"] = [
+            (f"image-{index}.{format_of(part.mime_type or 'image/png')}", part.data, part.mime_type)
+            for index, part in enumerate(request.input_images, start=1)
+        ]
+    size = request.size or (_aspect_size(request.aspect_ratio) if request.aspect_ratio else None)
+    if size is not None:
+        payload["size"] = size
+    if request.quality is not None:
+        payload["quality"] = request.quality
+    output_format = _IMAGE_FORMATS.get(format_of(request.mime_type))
+    if output_format is None:
+        raise InvalidInputError(f"OpenAI images come as PNG, JPEG or WebP, not {request.mime_type}",
+                                provider=PROVIDER)
+    if fact(model, "gpt_image", request.model.startswith("gpt-image")):
+        payload["output_format"] = output_format
+    else:  # DALL·E-style models on compatible servers answer with URLs unless asked for base64
+        payload["response_format"] = "b64_json"
+    _passthrough(payload, request.options, IMAGE_OPTIONS)
+    return payload
+
+
+def _aspect_size(ratio: str) -> str:
+    size = _SIZES.get(ratio.replace(" ", ""))
+    if size is None:
+        raise InvalidInputError(f"OpenAI image sizes cover the aspect ratios {', '.join(_SIZES)}, not {ratio!r}; "
+                                "or pass size='WIDTHxHEIGHT'", provider=PROVIDER)
+    return size
+
+
+# --- Decisions -------------------------------------------------------------------------------
+
+
+def map_decision(request: DecisionRequest) -> dict[str, Any]:
+    """Keyword arguments of ``decisions.create``: the rendered subject as input; yes/no questions
+    become ``predicate``, choices ``choice`` and scores ``score``; question keys become ``name``."""
+    check_options(request.options, DECISION_OPTIONS, "decision")
+    payload: dict[str, Any] = {
+        "model": request.model,
+        "input": request.subject.render(),
+        "questions": [decision_question(q) for q in request.questions],
+    }
+    _passthrough(payload, request.options, DECISION_OPTIONS)
+    return payload
+
+
+def decision_question(question: Question) -> dict[str, Any]:
+    """One question of ``POST /v1/decisions``."""
+    if isinstance(question, YesNoQuestion):
+        lines = [question.instructions]
+        if question.yes_description:
+            lines.append(f"True means: {question.yes_description}")
+        if question.no_description:
+            lines.append(f"False means: {question.no_description}")
+        return {"type": "predicate", "name": question.key, "instructions": "\n".join(lines)}
+    if isinstance(question, ChoiceQuestion):
+        choices: list[dict[str, Any]] = []
+        for option in question.options:
+            choice: dict[str, Any] = {"value": option}
+            if option in question.option_descriptions:
+                choice["description"] = question.option_descriptions[option]
+            choices.append(choice)
+        return {"type": "choice", "name": question.key, "instructions": question.instructions, "choices": choices}
+    return {"type": "score", "name": question.key, "instructions": question.instructions,
+            "levels": [{"label": level} for level in question.levels]}

@@ -1,0 +1,269 @@
+"""Pure response parsers: openai SDK results → llm-core responses.
+
+The functions read SDK objects by attribute only (``TYPE_CHECKING`` imports), so they also accept
+objects built by ``model_construct`` and tolerate fields the SDK does not know.
+"""
+
+from __future__ import annotations
+
+import base64
+import struct
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from core_openai_plugin.errors import error_from_code
+from core_openai_plugin.request_mapper import REASONING_ITEMS
+from llm_core.decisions import DecisionAnswer, DecisionResponse, ProbabilityKind, Question, ScoreQuestion
+from llm_core.errors import InvalidDecisionResponse, InvalidResponseError
+from llm_core.requests import ChatRequest, DecisionRequest, EmbeddingRequest, ImageRequest
+from llm_core.responses import (
+    FINISH_CONTENT_FILTER,
+    FINISH_LENGTH,
+    FINISH_STOP,
+    FINISH_TOOL_CALLS,
+    CompletionResponse,
+    EmbeddingResponse,
+    ImageResponse,
+    Usage,
+)
+from llm_core.tools import ToolCall
+
+if TYPE_CHECKING:
+    from openai.types import CreateEmbeddingResponse, ImagesResponse
+    from openai.types.decision import Decision
+    from openai.types.responses import Response
+
+PROVIDER = "openai"
+
+
+def dump(obj: Any) -> dict[str, Any]:
+    """An SDK object as a plain JSON-ready dict (unset fields left out)."""
+    if isinstance(obj, Mapping):
+        return dict(obj)
+    result: dict[str, Any] = obj.model_dump(mode="json", exclude_unset=True, by_alias=True)
+    return result
+
+
+def usage_from(usage: Any) -> Usage:
+    """OpenAI usage → :class:`Usage`. ``completion_tokens`` counts visible output only: OpenAI's
+    ``output_tokens`` include the reasoning tokens, which go to ``thinking_tokens``."""
+    if usage is None:
+        return Usage()
+    prompt = int(getattr(usage, "input_tokens", None) or getattr(usage, "prompt_tokens", 0) or 0)
+    output = int(getattr(usage, "output_tokens", 0) or 0)
+    details = getattr(usage, "output_tokens_details", None)
+    reasoning = getattr(details, "reasoning_tokens", None) if details is not None else None
+    thinking = int(reasoning) if reasoning is not None else None
+    total = int(getattr(usage, "total_tokens", 0) or 0) or prompt + output
+    return Usage(prompt_tokens=prompt, completion_tokens=output - (thinking or 0), total_tokens=total,
+                 thinking_tokens=thinking)
+
+
+def tool_call(call_id: str, name: str, arguments: str | None) -> ToolCall:
+    """A function call with its JSON arguments decoded; bad JSON is an invalid response."""
+    try:
+        return ToolCall(id=call_id, name=name, arguments=arguments or "")
+    except ValueError as exc:
+        raise InvalidResponseError(f"OpenAI sent unusable arguments for tool {name!r}: {exc}",
+                                   provider=PROVIDER, raw=arguments) from exc
+
+
+def finish_reason(status: str | None, incomplete_reason: str | None, *, has_calls: bool, refused: bool) -> str:
+    """The common finish vocabulary: ``length`` for max_output_tokens, ``content_filter`` for a
+    filtered or refused answer, ``tool_calls`` when functions were called, else ``stop``."""
+    if status == "incomplete":
+        if incomplete_reason in (None, "max_output_tokens"):
+            return FINISH_LENGTH
+        if incomplete_reason == "content_filter":
+            return FINISH_CONTENT_FILTER
+        return str(incomplete_reason).lower()
+    if refused:
+        return FINISH_CONTENT_FILTER
+    if has_calls:
+        return FINISH_TOOL_CALLS
+    return FINISH_STOP
+
+
+def reasoning_item(item: Any) -> dict[str, Any]:
+    """A reasoning output item as kept for replay: id, summary and the encrypted content."""
+    data = dump(item)
+    return {key: data[key] for key in ("type", "id", "summary", "content", "encrypted_content")
+            if data.get(key) is not None}
+
+
+def reasoning_texts(item: Any) -> list[str]:
+    """Summary texts of a reasoning item (raw ``reasoning_text`` content when there is no summary,
+    as OpenAI-compatible servers running open-weight models send)."""
+    summaries = [part.text for part in getattr(item, "summary", None) or () if getattr(part, "text", "")]
+    if summaries:
+        return summaries
+    return [part.text for part in getattr(item, "content", None) or () if getattr(part, "text", "")]
+
+
+def parse_response(raw: Response, request: ChatRequest) -> CompletionResponse:
+    """A Responses API result → :class:`CompletionResponse` (text, thinking, tool calls, usage)."""
+    if getattr(raw, "status", None) == "failed" and getattr(raw, "error", None) is not None:
+        raise error_from_code(raw.error.code, raw.error.message, provider=PROVIDER)  # type: ignore[union-attr]
+    texts: list[str] = []
+    refusals: list[str] = []
+    thinking: list[str] = []
+    reasoning: list[dict[str, Any]] = []
+    calls: list[ToolCall] = []
+    for item in raw.output or ():
+        kind = getattr(item, "type", None)
+        if kind == "message":
+            for part in getattr(item, "content", None) or ():
+                if part.type == "output_text":
+                    texts.append(part.text)
+                elif part.type == "refusal":
+                    refusals.append(part.refusal)
+        elif kind == "reasoning":
+            thinking.extend(reasoning_texts(item))
+            reasoning.append(reasoning_item(item))
+        elif kind == "function_call":
+            calls.append(tool_call(str(getattr(item, "call_id", "")), str(getattr(item, "name", "")),
+                                   getattr(item, "arguments", None)))
+    content = "".join(texts)
+    refused = bool(refusals) and not content
+    incomplete = getattr(raw, "incomplete_details", None)
+    reason = finish_reason(getattr(raw, "status", None), getattr(incomplete, "reason", None),
+                           has_calls=bool(calls), refused=refused)
+    metadata: dict[str, Any] = {"response_id": raw.id, "status": getattr(raw, "status", None)}
+    if reasoning:
+        metadata[REASONING_ITEMS] = reasoning
+    if refusals:
+        metadata["refusal"] = "".join(refusals)
+    if raw.usage is not None:
+        metadata["raw_usage"] = dump(raw.usage)
+    return CompletionResponse(
+        content=content if not refused else "".join(refusals),
+        model=raw.model or request.model,
+        provider=PROVIDER,
+        usage=usage_from(raw.usage),
+        finish_reason=reason,
+        tool_calls=calls or None,
+        thinking="\n\n".join(thinking) or None,
+        metadata=metadata,
+    )
+
+
+# --- Embeddings ------------------------------------------------------------------------------
+
+
+def decode_vector(value: Sequence[float] | str) -> list[float]:
+    """A float vector, decoding OpenAI's base64 little-endian float32 form when needed."""
+    if isinstance(value, str):
+        data = base64.b64decode(value)
+        if len(data) % 4:
+            raise InvalidResponseError("a base64 embedding is not a whole number of float32 values",
+                                       provider=PROVIDER)
+        return list(struct.unpack(f"<{len(data) // 4}f", data))
+    return [float(x) for x in value]
+
+
+def parse_embeddings(raw: CreateEmbeddingResponse, request: EmbeddingRequest) -> EmbeddingResponse:
+    """``embeddings.create`` result → vectors in input order."""
+    data = sorted(raw.data or (), key=lambda item: item.index)
+    if len(data) != len(request.inputs):
+        raise InvalidResponseError(f"OpenAI returned {len(data)} embeddings for {len(request.inputs)} inputs",
+                                   provider=PROVIDER)
+    usage = Usage(prompt_tokens=raw.usage.prompt_tokens, total_tokens=raw.usage.total_tokens) if raw.usage else Usage()
+    return EmbeddingResponse(vectors=[decode_vector(item.embedding) for item in data], model=raw.model or request.model,
+                             provider=PROVIDER, usage=usage)
+
+
+# --- Images ----------------------------------------------------------------------------------
+
+
+def parse_images(raw: ImagesResponse, request: ImageRequest) -> ImageResponse:
+    """The first generated image as bytes; its MIME type from ``output_format`` (else the request's)."""
+    first = raw.data[0] if raw.data else None
+    if first is None or not first.b64_json:
+        detail = " (it sent a URL: use a GPT image model)" if first is not None and first.url else ""
+        raise InvalidResponseError(f"OpenAI returned no image bytes{detail}", provider=PROVIDER)
+    try:
+        data = base64.b64decode(first.b64_json, validate=True)
+    except ValueError as exc:
+        raise InvalidResponseError("OpenAI returned an image that is not valid base64", provider=PROVIDER) from exc
+    fmt = getattr(raw, "output_format", None)
+    mime = f"image/{fmt}" if fmt else request.mime_type
+    usage = None
+    if raw.usage is not None:
+        usage = Usage(prompt_tokens=raw.usage.input_tokens, completion_tokens=raw.usage.output_tokens,
+                      total_tokens=raw.usage.total_tokens)
+    metadata = {key: value for key in ("size", "quality", "background")
+                if (value := getattr(raw, key, None)) is not None}
+    return ImageResponse(data=data, mime_type=mime, model=request.model, provider=PROVIDER,
+                         revised_prompt=first.revised_prompt, usage=usage, metadata=metadata)
+
+
+# --- Decisions -------------------------------------------------------------------------------
+
+
+def parse_decision(raw: Decision, request: DecisionRequest) -> DecisionResponse:
+    """Native decision answers → :class:`DecisionResponse` (probability kind ``calibrated``).
+
+    Answers are matched to questions by ``name`` (by position when a name is missing). A refusal
+    raises :class:`InvalidDecisionResponse` naming the question; the core then checks every answer.
+    """
+    questions = list(request.questions)
+    by_key = {q.key: q for q in questions}
+    answers: dict[str, DecisionAnswer] = {}
+    for index, answer in enumerate(raw.answers or ()):
+        key = getattr(answer, "name", None) or (questions[index].key if index < len(questions) else f"answer_{index}")
+        question = by_key.get(key)
+        if answer.type == "refusal":
+            raise InvalidDecisionResponse("the model refused to answer this question", provider=PROVIDER, key=key)
+        if question is None:
+            answers[key] = DecisionAnswer(key=key, kind="choice")  # rejected by validation as never asked
+            continue
+        answers[key] = decision_answer(question, answer)
+    usage = usage_from(raw.usage)
+    return DecisionResponse(answers=answers, probability_kind=ProbabilityKind.CALIBRATED,
+                            model=raw.model or request.model, provider=PROVIDER, usage=usage,
+                            metadata={"raw_answers": [dump(a) for a in raw.answers or ()]})
+
+
+def decision_answer(question: Question, answer: Any) -> DecisionAnswer:
+    """One native answer in the shape of our question's kind (a wrong kind fails validation)."""
+    key = question.key
+    if answer.type == "predicate":
+        p = float(answer.probability)
+        return DecisionAnswer(key=key, kind="yes_no", value=p, choice="yes" if p >= 0.5 else "no",
+                              probabilities={"yes": p, "no": 1.0 - p}, confidence=max(p, 1.0 - p))
+    if answer.type == "choice":
+        if isinstance(answer.choice, bool):
+            raise InvalidDecisionResponse(f"choice {answer.choice!r} is a boolean; the options are strings",
+                                          provider=PROVIDER, key=key)
+        probabilities = {str(p.value): float(p.probability) for p in answer.probabilities or ()}
+        return DecisionAnswer(key=key, kind="choice", choice=str(answer.choice), confidence=answer.confidence,
+                              probabilities=probabilities or None)
+    if answer.type == "score" and isinstance(question, ScoreQuestion):
+        return _score_answer(question, answer)
+    kind = {"predicate": "yes_no", "score": "score"}.get(answer.type, "choice")
+    return DecisionAnswer(key=key, kind=kind)  # validation names the mismatch
+
+
+def _score_answer(question: ScoreQuestion, answer: Any) -> DecisionAnswer:
+    """Levels are identified by label; the answer is the level whose ``value`` equals ``score``
+    when ``score`` is whole, else the most probable level."""
+    index_of_value: dict[int, int] = {}
+    probabilities: dict[str, float] = {}
+    for entry in answer.probabilities or ():
+        if entry.label not in question.levels:
+            raise InvalidDecisionResponse(f"level {entry.label!r} was not offered", provider=PROVIDER,
+                                          key=question.key)
+        index = question.levels.index(entry.label)
+        index_of_value[int(entry.value)] = index
+        probabilities[str(index)] = float(entry.probability)
+    score = float(answer.score)
+    if score.is_integer() and int(score) in index_of_value:
+        chosen: float = index_of_value[int(score)]
+    elif probabilities:
+        chosen = float(max(probabilities, key=lambda k: probabilities[k]))
+    else:
+        chosen = score
+    label = question.levels[int(chosen)] if float(chosen).is_integer() and 0 <= chosen < len(question.levels) else None
+    return DecisionAnswer(key=question.key, kind="score", value=float(chosen), choice=label,
+                          probabilities=probabilities or None, confidence=answer.confidence)
+

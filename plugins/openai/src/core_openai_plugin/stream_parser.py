@@ -1,0 +1,156 @@
+"""Responses stream events → llm-core stream events, one event at a time (no buffering).
+
+- ``response.output_text.delta`` → ``…_RESPONSE`` tokens (empty deltas dropped);
+- ``response.reasoning_summary_text.delta`` (and raw ``response.reasoning_text.delta`` from
+  compatible servers) → ``…_THINKING`` tokens; a new summary part is separated by a blank line,
+  as in the non-streamed ``thinking``;
+- function-call items and ``response.function_call_arguments.delta`` are accumulated into tool
+  calls, reported in the metadata;
+- ``response.completed`` / ``response.incomplete`` give usage and the stop reason;
+- ``response.failed`` and ``error`` raise the mapped error, so the core emits ERROR then END.
+A stream that ends without a terminal event is an error too (never silently cut).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from core_openai_plugin.errors import error_from_code
+from core_openai_plugin.request_mapper import REASONING_ITEMS
+from core_openai_plugin.response_parser import dump, finish_reason, reasoning_item, tool_call, usage_from
+from llm_core.errors import LLMError, ProviderConnectionError
+from llm_core.requests import ChatRequest
+from llm_core.streaming import CallContext, StreamEvent, StreamMetadata, TokenType
+from llm_core.tools import ToolCall
+
+PROVIDER = "openai"
+
+
+class _PendingCall:
+    __slots__ = ("arguments", "call_id", "name")
+
+    def __init__(self, call_id: str, name: str, arguments: str) -> None:
+        self.call_id = call_id
+        self.name = name
+        self.arguments = arguments
+
+
+class ResponsesStreamParser:
+    """Feeds on SDK stream events (``ResponseStreamEvent``); see the module docstring."""
+
+    def __init__(self, request: ChatRequest) -> None:
+        self._context: CallContext | None = request.call_context
+        self._model = request.model
+        self._response_tokens = TokenType.for_chunk(thinking=False, context=self._context)
+        self._thinking_tokens = TokenType.for_chunk(thinking=True, context=self._context)
+        self._calls: dict[str, _PendingCall] = {}
+        self._call_order: list[str] = []
+        self._reasoning: list[dict[str, Any]] = []
+        self._summary_part: tuple[str, int] | None = None
+        self._thought = False
+        self._refusal: list[str] = []
+        self._text = False
+        self._final: Any = None
+
+    # -- feeding --------------------------------------------------------------------------
+
+    def feed(self, chunk: Any) -> Sequence[StreamEvent]:
+        kind = getattr(chunk, "type", None)
+        if kind == "response.output_text.delta":
+            if chunk.delta:
+                self._text = True
+                return (StreamEvent.token(chunk.delta, self._response_tokens),)
+            return ()
+        if kind in ("response.reasoning_summary_text.delta", "response.reasoning_text.delta"):
+            return self._thinking(chunk)
+        if kind == "response.refusal.delta":
+            self._refusal.append(chunk.delta)
+        elif kind == "response.output_item.added":
+            self._item_added(chunk.item)
+        elif kind == "response.function_call_arguments.delta":
+            pending = self._calls.get(chunk.item_id)
+            if pending is not None:
+                pending.arguments += chunk.delta
+        elif kind == "response.function_call_arguments.done":
+            pending = self._calls.get(chunk.item_id)
+            if pending is not None:
+                pending.arguments = chunk.arguments
+        elif kind == "response.output_item.done":
+            self._item_done(chunk.item)
+        elif kind in ("response.completed", "response.incomplete"):
+            self._final = chunk.response
+        elif kind == "response.failed":
+            raise self._failure(chunk.response)
+        elif kind == "error":
+            raise error_from_code(getattr(chunk, "code", None), chunk.message, provider=PROVIDER)
+        return ()
+
+    def _thinking(self, chunk: Any) -> Sequence[StreamEvent]:
+        if not chunk.delta:
+            return ()
+        part = (chunk.item_id, getattr(chunk, "summary_index", getattr(chunk, "content_index", 0)))
+        text = chunk.delta
+        if self._summary_part is not None and part != self._summary_part and self._thought:
+            text = "\n\n" + text
+        self._summary_part = part
+        self._thought = True
+        return (StreamEvent.token(text, self._thinking_tokens),)
+
+    def _item_added(self, item: Any) -> None:
+        if getattr(item, "type", None) == "function_call":
+            key = item.id or item.call_id
+            if key not in self._calls:
+                self._call_order.append(key)
+            self._calls[key] = _PendingCall(item.call_id, item.name, item.arguments or "")
+
+    def _item_done(self, item: Any) -> None:
+        kind = getattr(item, "type", None)
+        if kind == "function_call":
+            key = item.id or item.call_id
+            if key not in self._calls:
+                self._call_order.append(key)
+            self._calls[key] = _PendingCall(item.call_id, item.name, item.arguments or "")
+        elif kind == "reasoning":
+            # the done item carries the complete encrypted content (the added one may not)
+            self._reasoning.append(reasoning_item(item))
+
+    @staticmethod
+    def _failure(response: Any) -> LLMError:
+        error = getattr(response, "error", None)
+        if error is None:
+            return error_from_code("server_error", "the response failed without an error", provider=PROVIDER)
+        return error_from_code(error.code, error.message, provider=PROVIDER)
+
+    # -- the end --------------------------------------------------------------------------
+
+    def tool_calls(self) -> list[ToolCall]:
+        """The tool calls seen so far, in output order, arguments decoded."""
+        return [tool_call(p.call_id, p.name, p.arguments) for p in (self._calls[k] for k in self._call_order)]
+
+    def finish(self) -> StreamMetadata:
+        final = self._final
+        if final is None:
+            raise ProviderConnectionError("the OpenAI stream ended before response.completed", provider=PROVIDER)
+        calls = self.tool_calls()
+        usage = usage_from(getattr(final, "usage", None))
+        incomplete = getattr(final, "incomplete_details", None)
+        refused = bool(self._refusal) and not self._text
+        extra: dict[str, Any] = {"response_id": getattr(final, "id", None)}
+        if self._reasoning:
+            extra[REASONING_ITEMS] = self._reasoning
+        if self._refusal:
+            extra["refusal"] = "".join(self._refusal)
+        raw_usage = dump(final.usage) if getattr(final, "usage", None) is not None else None
+        return StreamMetadata(
+            input_tokens=usage.prompt_tokens if raw_usage else None,
+            output_tokens=usage.completion_tokens if raw_usage else None,
+            thinking_tokens=usage.thinking_tokens,
+            stop_reason=finish_reason(getattr(final, "status", None), getattr(incomplete, "reason", None),
+                                      has_calls=bool(calls), refused=refused),
+            model=getattr(final, "model", None) or self._model,
+            trace_id=getattr(final, "id", None),
+            raw_usage=raw_usage,
+            tool_calls=calls or None,
+            extra=extra,
+        )
