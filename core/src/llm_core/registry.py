@@ -214,7 +214,7 @@ class Registry:
     def supporting(self, *features: Feature | str, model: str | None = None) -> list[ProviderSpec]:
         """Specs offering every feature (for ``model`` when given), in registration order."""
         wanted = parse_features(features)
-        return [s for s in self.providers() if self._fits(s, wanted, model) is not None]
+        return [s for s in self.providers() if self._fits(s, wanted, model) is not False]
 
     def _fits(self, spec: ProviderSpec, wanted: frozenset[Feature], model: str | None) -> str | bool | None:
         """The model to use when ``spec`` fits (``None`` = provider default), ``False`` if not."""
