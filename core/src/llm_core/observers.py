@@ -39,6 +39,40 @@ def next_call_id() -> int:
     return next(_call_ids)
 
 
+#: The feature each public operation exercises.
+_OPERATION_FEATURES = {
+    "chat": "chat",
+    "complete": "completion",
+    "stream": "streaming",
+    "chat_with_tools": "tools",
+    "analyze_image": "vision",
+    "generate_json": "json_mode",
+    "embeddings": "embeddings",
+    "generate_image": "image",
+    "decide": "decision",
+}
+
+
+def request_features(operation: str, request: Any = None) -> list[str]:
+    """The features a call uses (sorted names): its operation's, plus what the request asks for
+    (tools, JSON output, thinking, image or document parts)."""
+    found = {_OPERATION_FEATURES[operation]} if operation in _OPERATION_FEATURES else set()
+    if request is not None:
+        if getattr(request, "tools", None):
+            found.add("tools")
+        if getattr(request, "json_mode", False):
+            found.add("json_mode")
+        if getattr(request, "thinking", None) is not None:
+            found.add("thinking")
+        for message in getattr(request, "messages", None) or ():
+            for part in message.content if isinstance(message.content, list) else ():
+                if part.type == "image":
+                    found.add("vision")
+                elif part.type == "document":
+                    found.add("documents")
+    return sorted(found)
+
+
 def emit(hook_name: str, event: dict[str, Any]) -> None:
     """Call every observer of ``hook_name``; an observer's exception is logged, never raised."""
     if not active():

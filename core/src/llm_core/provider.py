@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
 
@@ -28,7 +29,7 @@ from llm_core.errors import (
 from llm_core.features import Feature
 from llm_core.messages import ChatMessage, DocumentPart, ImagePart, MessageLike, Role
 from llm_core.requests import ChatRequest, Prompt, ThinkingOptions, build, coerce_prompt
-from llm_core.responses import CompletionResponse, ConnectionStatus
+from llm_core.responses import CompletionResponse, ConnectionStatus, Usage
 from llm_core.retry import RetryPolicy
 from llm_core.specs import ProviderSpec
 from llm_core.streaming import CallContext, StreamEvent, StreamEventType, StreamMetadata
@@ -320,81 +321,109 @@ class BaseProvider:
             mapped.provider = self.identifier
         return mapped
 
-    def _execute(self, operation: str, model: str | None, send: Callable[[], R]) -> R:
-        """Run ``send`` under the retry policy, mapping SDK errors and notifying observers."""
-        call_id = observers.next_call_id() if observers.active() else 0
-        started = time.perf_counter()
-        attempts = 0
+    def _trace(self, operation: str, model: str | None, request: Any = None) -> _CallTrace:
+        """Observer bookkeeping for one call (all its attempts); inert when nobody observes."""
+        if not observers.active():
+            return _CallTrace(operation, model)
+        return _CallTrace(operation, model, observers.request_features(operation, request), observers.next_call_id())
+
+    def _execute(
+        self, operation: str, model: str | None, send: Callable[[], R], *, trace: _CallTrace | None = None
+    ) -> R:
+        """Run ``send`` under the retry policy, mapping SDK errors and notifying observers.
+
+        With ``trace`` the caller reports success itself (after parsing, or at the end of a stream).
+        """
+        call = trace or self._trace(operation, model)
 
         def attempt() -> R:
-            nonlocal attempts
-            attempts += 1
-            if call_id:
-                observers.emit("llm_core_before_request", self._event(operation, model, call_id, attempt=attempts))
+            call.attempts += 1
+            if call.call_id:
+                self._emit_before(call)
             try:
                 return send()
             except Exception as exc:
                 error = self._mapped(exc)
-                if call_id:
-                    self._emit_error(operation, model, call_id, error, attempts)
+                if call.call_id:
+                    self._emit_error(call, error)
                 if error is exc:
                     raise
                 raise error from exc
 
         policy = self.retry_policy
         result = attempt() if policy.max_attempts == 1 else policy.retrying()(attempt)
-        if call_id:
-            self._emit_done(operation, model, call_id, result, started, attempts)
+        if trace is None and call.call_id:
+            self._emit_done(call, None)
         return result
 
-    async def _aexecute(self, operation: str, model: str | None, send: Callable[[], Awaitable[R]]) -> R:
-        call_id = observers.next_call_id() if observers.active() else 0
-        started = time.perf_counter()
-        attempts = 0
+    async def _aexecute(
+        self, operation: str, model: str | None, send: Callable[[], Awaitable[R]], *, trace: _CallTrace | None = None
+    ) -> R:
+        call = trace or self._trace(operation, model)
 
         async def attempt() -> R:
-            nonlocal attempts
-            attempts += 1
-            if call_id:
-                observers.emit("llm_core_before_request", self._event(operation, model, call_id, attempt=attempts))
+            call.attempts += 1
+            if call.call_id:
+                self._emit_before(call)
             try:
                 return await send()
             except Exception as exc:
                 error = self._mapped(exc)
-                if call_id:
-                    self._emit_error(operation, model, call_id, error, attempts)
+                if call.call_id:
+                    self._emit_error(call, error)
                 if error is exc:
                     raise
                 raise error from exc
 
         policy = self.retry_policy
         result = await (attempt() if policy.max_attempts == 1 else policy.async_retrying()(attempt))
-        if call_id:
-            self._emit_done(operation, model, call_id, result, started, attempts)
+        if trace is None and call.call_id:
+            self._emit_done(call, None)
         return result
 
-    def _emit_error(self, operation: str, model: str | None, call_id: int, error: LLMError, attempt: int) -> None:
-        will_retry = self.retry_policy.should_retry(error) and attempt < self.retry_policy.max_attempts
+    def _emit_before(self, call: _CallTrace) -> None:
         observers.emit(
-            "llm_core_on_error",
-            self._event(operation, model, call_id, error=error, attempt=attempt, will_retry=will_retry),
+            "llm_core_before_request",
+            self._event(call.operation, call.model, call.call_id, attempt=call.attempts, features=call.features),
         )
 
-    def _emit_done(
-        self, operation: str, model: str | None, call_id: int, result: Any, started: float, attempts: int
-    ) -> None:
-        usage = getattr(result, "usage", None)
+    def _emit_error(self, call: _CallTrace, error: LLMError, *, will_retry: bool | None = None) -> None:
+        if will_retry is None:
+            will_retry = self.retry_policy.should_retry(error) and call.attempts < self.retry_policy.max_attempts
+        observers.emit(
+            "llm_core_on_error",
+            self._event(
+                call.operation, call.model, call.call_id, error=error, attempt=call.attempts, will_retry=will_retry
+            ),
+        )
+
+    def _emit_done(self, call: _CallTrace, usage: Any) -> None:
         observers.emit(
             "llm_core_after_response",
             self._event(
-                operation,
-                model,
-                call_id,
-                attempts=attempts,
+                call.operation,
+                call.model,
+                call.call_id,
+                attempts=call.attempts,
                 usage=usage.model_dump() if usage is not None and hasattr(usage, "model_dump") else None,
-                latency_ms=(time.perf_counter() - started) * 1000,
+                latency_ms=(time.perf_counter() - call.started) * 1000,
             ),
         )
+
+    def _parsed(self, call: _CallTrace, parse: Callable[[], T]) -> T:
+        """Parse a raw response; observers hear of success (with the parsed usage) or failure."""
+        try:
+            result = parse()
+        except Exception as exc:
+            error = self._mapped(exc)
+            if call.call_id:
+                self._emit_error(call, error, will_retry=False)
+            if error is exc:
+                raise
+            raise error from exc
+        if call.call_id:
+            self._emit_done(call, getattr(result, "usage", None))
+        return result
 
     def _run(
         self,
@@ -405,11 +434,9 @@ class BaseProvider:
         parse: Callable[[Any, Any], T],
     ) -> T:
         payload = map_(request)
-        raw = self._execute(operation, request.model, lambda: send(payload))
-        try:
-            return parse(raw, request)
-        except Exception as exc:
-            raise self._mapped(exc) from exc
+        call = self._trace(operation, request.model, request)
+        raw = self._execute(operation, request.model, lambda: send(payload), trace=call)
+        return self._parsed(call, lambda: parse(raw, request))
 
     async def _arun(
         self,
@@ -420,11 +447,9 @@ class BaseProvider:
         parse: Callable[[Any, Any], T],
     ) -> T:
         payload = map_(request)
-        raw = await self._aexecute(operation, request.model, lambda: send(payload))
-        try:
-            return parse(raw, request)
-        except Exception as exc:
-            raise self._mapped(exc) from exc
+        call = self._trace(operation, request.model, request)
+        raw = await self._aexecute(operation, request.model, lambda: send(payload), trace=call)
+        return self._parsed(call, lambda: parse(raw, request))
 
     # -- public calls every provider has --------------------------------------------------
 
@@ -480,6 +505,7 @@ class BaseProvider:
         first_token: float | None = None
         payload = self.map_chat_request(request)
         chunks: Iterator[Any] | None = None
+        call = self._trace("stream", request.model, request)
         try:
 
             def open_and_peek() -> tuple[Iterator[Any], list[Any]]:
@@ -487,15 +513,21 @@ class BaseProvider:
                 head = list(itertools.islice(iterator, 1))
                 return iterator, head
 
-            chunks, head = self._execute("stream", request.model, open_and_peek)
+            chunks, head = self._execute("stream", request.model, open_and_peek, trace=call)
             for chunk in itertools.chain(head, chunks):
                 for event in parser.feed(chunk):
                     if first_token is None and event.type is StreamEventType.TOKEN:
                         first_token = time.perf_counter()
                     yield event
-            yield StreamEvent.meta(self._finish_metadata(parser, request, started, first_token))
+            meta = self._finish_metadata(parser, request, started, first_token)
+            if call.call_id:
+                self._emit_done(call, _stream_usage(meta))
+            yield StreamEvent.meta(meta)
         except Exception as exc:  # noqa: BLE001 - every failure becomes ERROR, then END
-            yield StreamEvent.failure(self._mapped(exc))
+            error = self._mapped(exc)
+            if call.call_id and chunks is not None:  # failures while opening were reported per attempt
+                self._emit_error(call, error, will_retry=False)
+            yield StreamEvent.failure(error)
         finally:
             close = getattr(chunks, "close", None)
             if close is not None:
@@ -512,6 +544,7 @@ class BaseProvider:
         first_token: float | None = None
         payload = self.map_chat_request(request)
         chunks: AsyncIterator[Any] | None = None
+        call = self._trace("stream", request.model, request)
         try:
 
             async def open_and_peek() -> tuple[AsyncIterator[Any], list[Any]]:
@@ -522,7 +555,7 @@ class BaseProvider:
                     head = []
                 return iterator, head
 
-            opened, head = await self._aexecute("stream", request.model, open_and_peek)
+            opened, head = await self._aexecute("stream", request.model, open_and_peek, trace=call)
             chunks = opened
             for chunk in head:
                 for event in parser.feed(chunk):
@@ -534,9 +567,15 @@ class BaseProvider:
                     if first_token is None and event.type is StreamEventType.TOKEN:
                         first_token = time.perf_counter()
                     yield event
-            yield StreamEvent.meta(self._finish_metadata(parser, request, started, first_token))
+            meta = self._finish_metadata(parser, request, started, first_token)
+            if call.call_id:
+                self._emit_done(call, _stream_usage(meta))
+            yield StreamEvent.meta(meta)
         except Exception as exc:  # noqa: BLE001 - every failure becomes ERROR, then END
-            yield StreamEvent.failure(self._mapped(exc))
+            error = self._mapped(exc)
+            if call.call_id and chunks is not None:  # failures while opening were reported per attempt
+                self._emit_error(call, error, will_retry=False)
+            yield StreamEvent.failure(error)
         finally:
             close = getattr(chunks, "aclose", None)
             if close is not None:
@@ -556,6 +595,26 @@ class BaseProvider:
                 "provider": self.identifier,
             }
         )
+
+
+@dataclass
+class _CallTrace:
+    """One call as observers see it: ``call_id`` 0 means nobody is listening."""
+
+    operation: str
+    model: str | None
+    features: list[str] = field(default_factory=list)
+    call_id: int = 0
+    attempts: int = 0
+    started: float = field(default_factory=time.perf_counter)
+
+
+def _stream_usage(meta: StreamMetadata) -> Usage:
+    return Usage(
+        prompt_tokens=meta.input_tokens or 0,
+        completion_tokens=meta.output_tokens or 0,
+        thinking_tokens=meta.thinking_tokens,
+    )
 
 
 def _hide_key(settings: Mapping[str, Any]) -> dict[str, Any]:
