@@ -287,20 +287,33 @@ class Registry:
                 "no providers are registered: install a plugin (pip install core-gemini-plugin or core-openai-plugin)",
                 missing=sorted(f.value for f in wanted),
             )
-        offered = set().union(*(s.features for s in specs))
+        offered = set().union(*(self._offered(s, model) for s in specs))
         missing = sorted(f.value for f in wanted - offered)
         names = ", ".join(sorted(f.value for f in wanted))
+        where = f" with model {model!r}" if model else ""
         if missing:
             return NoMatchingProviderError(
-                f"no registered provider supports {', '.join(missing)} (asked for {names}; "
+                f"no registered provider{where} supports {', '.join(missing)} (asked for {names}; "
                 f"registered: {', '.join(s.identifier for s in specs)})",
                 missing=missing,
             )
-        where = f" with model {model!r}" if model else ""
         return NoMatchingProviderError(
             f"no single provider{where} supports all of {names}; each is offered somewhere, but not together",
             missing=[],
         )
+
+    @staticmethod
+    def _offered(spec: ProviderSpec, model: str | None) -> frozenset[Feature]:
+        """What ``spec`` can serve at all (for ``model`` when given): its models' features, or
+        the provider-level ones when it has no catalogue (or ``model`` is not in it)."""
+        if model is not None:
+            info = spec.model(model)
+            if info is not None:
+                return info.features & spec.features
+            return frozenset() if spec.models else spec.features
+        if not spec.models:
+            return spec.features
+        return frozenset().union(*(m.features for m in spec.models)) & spec.features
 
     def router(self, *features: Feature | str, prefer: Sequence[str] | str | None = None, **config: Any) -> Router:
         """A provider-shaped object that falls back across every capable provider."""
