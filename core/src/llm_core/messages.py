@@ -35,9 +35,9 @@ class TextPart(BaseModel):
 
 
 class _BinaryPart(BaseModel):
-    """Inline bytes (``data``) or a URL, with a MIME type."""
+    """Inline bytes (``data``) or a URL, with a MIME type. In JSON, ``data`` is base64 text."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, ser_json_bytes="base64")
 
     data: bytes | None = None
     url: str | None = None
