@@ -63,8 +63,9 @@ class _BinaryPart(BaseModel):
                 _, comma, value = value.partition(",")
                 if not comma:
                     raise ValueError("a data: URL needs a ',' before its base64 payload")
+            altchars = b"-_" if "-" in value or "_" in value else None  # URL-safe (pydantic's JSON)
             try:
-                return base64.b64decode(value, validate=True)
+                return base64.b64decode(value, altchars=altchars, validate=True)
             except ValueError as exc:
                 raise ValueError("data must be bytes or base64 text") from exc
         return value
