@@ -100,7 +100,9 @@ class EmbeddingResponse(BaseModel):
 
 
 class ImageResponse(BaseModel):
-    """A generated image."""
+    """A generated image. In JSON, ``data`` is base64 text."""
+
+    model_config = ConfigDict(ser_json_bytes="base64", val_json_bytes="base64")
 
     data: bytes
     mime_type: str
