@@ -139,6 +139,7 @@ def test_split_system_joins_system_text_with_blank_lines() -> None:
 def test_base64_text_and_data_urls_decode_to_the_same_bytes(cls: type[ImagePart], payload: bytes) -> None:
     encoded = base64.b64encode(payload).decode()
     assert cls(data=encoded).data == payload
+    assert cls(data=base64.urlsafe_b64encode(payload).decode()).data == payload
     assert cls(data=f"data:application/octet-stream;base64,{encoded}").data == payload
     assert cls(data=payload).data == payload
     assert cls(data=payload).base64() == encoded
@@ -189,3 +190,11 @@ def test_messages_are_immutable() -> None:
     message = ChatMessage.user("hi")
     with pytest.raises(ValidationError):
         message.content = "changed"  # type: ignore[misc]
+
+
+def test_messages_with_binary_parts_round_trip_through_json() -> None:
+    message = ChatMessage.user(["see", ImagePart(data=PNG_1X1, mime_type="image/png"), DocumentPart(data=PDF)])
+    dumped = message.model_dump(mode="json")
+    assert dumped["content"][1]["data"] == base64.b64encode(PNG_1X1).decode()
+    assert ChatMessage.model_validate(dumped) == message
+    assert ChatMessage.model_validate_json(message.model_dump_json()) == message

@@ -95,3 +95,9 @@ def test_image_response_repr_does_not_dump_bytes() -> None:
     assert "504 bytes" in repr(image)
     assert "zzzz" not in repr(image)
     assert "zzzz" not in str(image)
+
+
+def test_image_response_round_trips_through_json() -> None:
+    image = ImageResponse(data=b"\x89PNG\r\n\x1a\n\x00\xff", mime_type="image/png", model="m", provider="p")
+    assert ImageResponse.model_validate_json(image.model_dump_json()) == image
+    assert isinstance(image.model_dump(mode="json")["data"], str)
