@@ -1,0 +1,1 @@
+"""Benchmarks of llm-core against the bare provider SDKs, over a loopback server."""

@@ -1,0 +1,203 @@
+"""Timing loops. Sides run interleaved (A B A B ...) in rounds; every call is timed on its own.
+
+A result keeps every sample, the median of each round (for the min/max range) and the median
+over all samples. Absolute times are context; the comparisons (difference and ratio of the
+medians, measured in the same rounds) are the result.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import statistics
+import time
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+Call = Callable[[], Any]
+AsyncCall = Callable[[], Awaitable[Any]]
+#: A stream opener returns an iterator of text deltas (None for events that carry no text).
+Stream = Callable[[], Iterable[str | None]]
+AsyncStream = Callable[[], Any]  # -> AsyncIterator[str | None]
+
+
+@dataclass
+class Series:
+    """Samples (in microseconds, or another unit named by the caller) from interleaved rounds."""
+
+    samples: list[float] = field(default_factory=list)
+    rounds: list[float] = field(default_factory=list)  # median of each round
+
+    def add_round(self, values: list[float]) -> None:
+        self.samples.extend(values)
+        self.rounds.append(statistics.median(values))
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.samples)
+
+    def summary(self) -> dict[str, float]:
+        return {
+            "median": self.median,
+            "min": min(self.rounds),
+            "max": max(self.rounds),
+            "n": float(len(self.samples)),
+        }
+
+
+def compare(core: Series, bare: Series) -> dict[str, Any]:
+    """Core against bare: medians, per-round ranges, the difference and the ratio."""
+    diffs = [c - b for c, b in zip(core.rounds, bare.rounds, strict=True)]
+    ratios = [c / b for c, b in zip(core.rounds, bare.rounds, strict=True) if b]
+    return {
+        "core": core.summary(),
+        "bare": bare.summary(),
+        "overhead": {"median": core.median - bare.median, "min": min(diffs), "max": max(diffs)},
+        "ratio": {
+            "median": core.median / bare.median if bare.median else float("nan"),
+            "min": min(ratios) if ratios else float("nan"),
+            "max": max(ratios) if ratios else float("nan"),
+        },
+    }
+
+
+def _settle() -> None:
+    gc.collect()
+
+
+def calls(sides: Mapping[str, Call], *, warmup: int, rounds: int, per_round: int) -> dict[str, Series]:
+    """Sync calls: ``per_round`` timed calls per side per round, sides alternating."""
+    for call in sides.values():
+        for _ in range(warmup):
+            call()
+    out = {name: Series() for name in sides}
+    clock = time.perf_counter_ns
+    for _ in range(rounds):
+        for name, call in sides.items():
+            _settle()
+            values = []
+            for _ in range(per_round):
+                start = clock()
+                call()
+                values.append((clock() - start) / 1000)
+            out[name].add_round(values)
+    return out
+
+
+async def acalls(sides: Mapping[str, AsyncCall], *, warmup: int, rounds: int, per_round: int) -> dict[str, Series]:
+    """Async calls, awaited one at a time, on the running loop."""
+    for call in sides.values():
+        for _ in range(warmup):
+            await call()
+    out = {name: Series() for name in sides}
+    clock = time.perf_counter_ns
+    for _ in range(rounds):
+        for name, call in sides.items():
+            _settle()
+            values = []
+            for _ in range(per_round):
+                start = clock()
+                await call()
+                values.append((clock() - start) / 1000)
+            out[name].add_round(values)
+    return out
+
+
+@dataclass
+class StreamSeries:
+    first: Series = field(default_factory=Series)  # µs from the call to the first text delta
+    per_delta: Series = field(default_factory=Series)  # µs per delta after the first one
+    deltas: int = 0
+
+
+def _one_stream(open_stream: Stream) -> tuple[float, float, int]:
+    clock = time.perf_counter_ns
+    start = clock()
+    first = 0
+    count = 0
+    for text in open_stream():
+        if text:
+            count += 1
+            if count == 1:
+                first = clock()
+    end = clock()
+    return (first - start) / 1000, (end - first) / 1000 / max(count - 1, 1), count
+
+
+async def _one_astream(open_stream: AsyncStream) -> tuple[float, float, int]:
+    clock = time.perf_counter_ns
+    start = clock()
+    first = 0
+    count = 0
+    async for text in open_stream():
+        if text:
+            count += 1
+            if count == 1:
+                first = clock()
+    end = clock()
+    return (first - start) / 1000, (end - first) / 1000 / max(count - 1, 1), count
+
+
+def streams(sides: Mapping[str, Stream], *, warmup: int, rounds: int, per_round: int) -> dict[str, StreamSeries]:
+    for open_stream in sides.values():
+        for _ in range(warmup):
+            _one_stream(open_stream)
+    out = {name: StreamSeries() for name in sides}
+    for _ in range(rounds):
+        for name, open_stream in sides.items():
+            _settle()
+            runs = [_one_stream(open_stream) for _ in range(per_round)]
+            out[name].first.add_round([r[0] for r in runs])
+            out[name].per_delta.add_round([r[1] for r in runs])
+            out[name].deltas = runs[-1][2]
+    return out
+
+
+async def astreams(
+    sides: Mapping[str, AsyncStream], *, warmup: int, rounds: int, per_round: int
+) -> dict[str, StreamSeries]:
+    for open_stream in sides.values():
+        for _ in range(warmup):
+            await _one_astream(open_stream)
+    out = {name: StreamSeries() for name in sides}
+    for _ in range(rounds):
+        for name, open_stream in sides.items():
+            _settle()
+            runs = [await _one_astream(open_stream) for _ in range(per_round)]
+            out[name].first.add_round([r[0] for r in runs])
+            out[name].per_delta.add_round([r[1] for r in runs])
+            out[name].deltas = runs[-1][2]
+    return out
+
+
+async def _burst(call: AsyncCall, total: int, in_flight: int) -> float:
+    """``total`` requests with exactly ``in_flight`` outstanding; returns requests per second."""
+    remaining = iter(range(total))
+
+    async def worker() -> None:
+        for _ in remaining:
+            await call()
+
+    start = time.perf_counter()
+    await asyncio.gather(*(worker() for _ in range(in_flight)))
+    return total / (time.perf_counter() - start)
+
+
+async def throughput(
+    sides: Mapping[str, AsyncCall], *, total: int, in_flight: int, rounds: int, warmup: int
+) -> dict[str, Series]:
+    """Requests per second for ``total`` async requests at ``in_flight`` concurrency, per round."""
+    for call in sides.values():
+        await _burst(call, warmup, min(in_flight, max(warmup, 1)))
+    out = {name: Series() for name in sides}
+    for _ in range(rounds):
+        for name, call in sides.items():
+            _settle()
+            out[name].add_round([await _burst(call, total, in_flight)])
+    return out
+
+
+def drain(iterator: Iterator[Any]) -> None:
+    for _ in iterator:
+        pass
