@@ -198,3 +198,31 @@ def test_messages_with_binary_parts_round_trip_through_json() -> None:
     assert dumped["content"][1]["data"] == base64.b64encode(PNG_1X1).decode()
     assert ChatMessage.model_validate(dumped) == message
     assert ChatMessage.model_validate_json(message.model_dump_json()) == message
+
+
+roles = st.sampled_from(["system", "user", "assistant", "tool", "wizard", "", "USER"])
+contents = st.one_of(st.text(max_size=5), st.integers(), st.none(),
+                     st.lists(st.one_of(st.text(max_size=5), st.fixed_dictionaries({"type": st.just("text"),
+                                                                                    "text": st.text(max_size=5)}),
+                                        st.just({"type": "video"})), max_size=3))
+mappings = st.fixed_dictionaries({"role": roles, "content": contents}, optional={"tool_call_id": st.just("c1"),
+                                                                                 "extra": st.integers()})
+
+
+@given(st.lists(st.one_of(mappings, st.integers(), st.text(max_size=3)), max_size=5))
+def test_normalisation_either_succeeds_or_raises_invalid_input(messages: list[Any]) -> None:
+    try:
+        result = normalize_messages(messages)
+    except InvalidInputError as exc:
+        error: InvalidInputError | None = exc
+    else:
+        error = None
+    if error is not None:
+        assert "message" in str(error)
+        return
+    assert len(result) == len(messages)
+    assert all(isinstance(m, ChatMessage) for m in result)
+    for raw, message in zip(messages, result, strict=True):
+        assert message.role.value == raw["role"]
+        if "extra" in raw:
+            assert message.model_extra == {"extra": raw["extra"]}

@@ -639,3 +639,25 @@ def test_decision_fallback_needs_structured_output() -> None:
     with pytest.raises((InvalidInputError, UnsupportedFeatureError)):
         provider.decide("task", QUESTIONS, model="fake-fallback")
     assert provider.requests == []
+
+
+def test_abandoning_a_stream_closes_the_sdk_iterator() -> None:
+    closed: list[bool] = []
+
+    class Tracked(FakeProvider):
+        def _send_stream(self, payload: dict[str, Any]) -> Any:
+            inner = super()._send_stream(payload)
+
+            def wrapped() -> Any:
+                try:
+                    yield from inner
+                finally:
+                    closed.append(True)
+
+            return wrapped()
+
+    provider = Tracked(replies=[FakeReply(content="a b c d e")])
+    stream = provider.stream_chat_completion("x")
+    assert next(stream).text == "a "
+    stream.close()  # type: ignore[attr-defined]
+    assert closed == [True]
