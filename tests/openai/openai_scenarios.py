@@ -1,0 +1,284 @@
+"""The OpenAI cassette scenarios: each is one call of the public API (written once, run against
+``provider`` or ``provider.aio``) and the replies the server gives to it.
+
+``cassette_author.py`` runs a scenario through the real SDK to write ``cassettes/openai/NAME.json``;
+the tests replay the same call, sync and async, and assert on the result.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx2
+from openai_wire import (
+    Answer,
+    Call,
+    Msg,
+    Think,
+    error_body,
+    response_body,
+    stream_body,
+    usage,
+)
+from pydantic import BaseModel
+
+from llm_core.requests import Prompt
+from llm_core.retry import RetryPolicy
+from llm_core.testing.cassettes import record_mode
+
+CASSETTES = Path(__file__).resolve().parents[2] / "cassettes" / "openai"
+TEST_KEY = "test-key"
+
+#: A reply: (decoded JSON request or None, the request) → (status, body, extra headers).
+Reply = Callable[[Any, httpx2.Request], tuple[int, Any, dict[str, str]]]
+
+
+@dataclass
+class Scenario:
+    name: str
+    call: Callable[[Any], Any]
+    replies: list[Reply]
+    options: dict[str, Any] = field(default_factory=dict)
+    #: failure cassettes cannot be re-recorded from the real API: they always replay
+    authored_only: bool = False
+
+
+SCENARIOS: dict[str, Scenario] = {}
+
+
+def scenario(name: str, *replies: Reply, authored_only: bool = False,
+             **options: Any) -> Callable[[Callable[[Any], Any]], Callable[[Any], Any]]:
+    def register(call: Callable[[Any], Any]) -> Callable[[Any], Any]:
+        if name in SCENARIOS:
+            raise ValueError(f"duplicate scenario {name}")
+        SCENARIOS[name] = Scenario(name, call, list(replies), options, authored_only)
+        return call
+
+    return register
+
+
+class Sleeps(list[float]):
+    """The waits the retry policy asked for (recorded, not slept)."""
+
+    def sleep(self, seconds: float) -> None:
+        self.append(seconds)
+
+    async def async_sleep(self, seconds: float) -> None:
+        self.append(seconds)
+
+
+def make_provider(sleeps: Sleeps | None = None, **options: Any) -> Any:
+    """The provider as the tests use it: test key (a real one only when recording), a retry
+    policy that records its waits instead of sleeping."""
+    from core_openai_plugin.provider import OpenAIProvider
+
+    sleeps = sleeps if sleeps is not None else Sleeps()
+    recording = record_mode() != "none"
+    key = os.environ.get("OPENAI_API_KEY", TEST_KEY) if recording else TEST_KEY
+    options.setdefault("api_key", key)
+    policy = RetryPolicy(max_attempts=3, initial_delay=0.5, jitter=0.0, sleep=sleeps.sleep,
+                         async_sleep=sleeps.async_sleep)
+    return OpenAIProvider(retry=policy, **options)
+
+
+# --- replies -----------------------------------------------------------------------------------
+
+
+def ok(answer: Answer) -> Reply:
+    """A Responses API object answering the captured request."""
+    return lambda req, _: (200, response_body(req, answer), {})
+
+
+def sse(answer: Answer, **kwargs: Any) -> Reply:
+    """A Responses event stream answering the captured request."""
+    return lambda req, _: (200, stream_body(req, answer, **kwargs), {})
+
+
+def status(code: int, body: Any, headers: dict[str, str] | None = None) -> Reply:
+    return lambda req, _: (code, body, dict(headers or {}))
+
+
+def body(payload: Any) -> Reply:
+    return lambda req, _: (200, payload, {})
+
+
+RATE_HEADERS = {
+    "x-ratelimit-limit-requests": "500", "x-ratelimit-remaining-requests": "499",
+    "x-ratelimit-limit-tokens": "30000", "x-ratelimit-remaining-tokens": "0",
+    "x-ratelimit-reset-tokens": "250ms",
+}
+
+
+def rate_limited(retry_after: dict[str, str], model: str = "gpt-4.1") -> Reply:
+    message = (f"Rate limit reached for {model} in organization org-EXAMPLE on tokens per min (TPM): "
+               "Limit 30000, Used 29800, Requested 400. Please try again in 250ms. "
+               "Visit https://platform.openai.com/account/rate-limits to learn more.")
+    return status(429, error_body(message, kind="tokens", code="rate_limit_exceeded"), {**RATE_HEADERS, **retry_after})
+
+
+SERVER_ERROR = error_body("The server had an error while processing your request. Sorry about that!",
+                          kind="server_error", code=None)
+
+
+# --- 1. chat and completion ----------------------------------------------------------------------
+
+CAPITAL = [{"role": "system", "content": "Answer in one short sentence."},
+           {"role": "user", "content": "What is the capital of France?"}]
+
+
+@scenario("chat_basic", ok(Answer([Msg(["The capital of France is Paris."])], usage(26, 8), seed="chat_basic")))
+def chat_basic(p: Any) -> Any:
+    return p.chat_completion(CAPITAL, model="gpt-4.1", temperature=0.0)
+
+
+@scenario("chat_prompt", ok(Answer([Msg(["Bonjour !"])], usage(21, 4), seed="chat_prompt")))
+def chat_prompt(p: Any) -> Any:
+    prompt = Prompt(system="You translate into French.", text="Hello!", model="gpt-4.1", temperature=0.0,
+                    max_tokens=50)
+    return p.chat_completion(prompt)
+
+
+@scenario("complete_default", ok(Answer([Think([]), Msg(["Bonjour !"])], usage(12, 74, reasoning=64),
+                                        seed="complete_default")))
+def complete_default(p: Any) -> Any:
+    return p.complete("Say hello in French.")
+
+
+@scenario("chat_incomplete", ok(Answer([Msg(["The sea, a restless mirror of the sky,\nIt"])], usage(15, 16),
+                                       status="incomplete", incomplete_reason="max_output_tokens",
+                                       seed="chat_incomplete")))
+def chat_incomplete(p: Any) -> Any:
+    return p.chat_completion("Write a long poem about the sea.", model="gpt-4.1", max_tokens=16)
+
+
+@scenario("chat_refusal", ok(Answer([Msg(["I'm sorry, but I can't help with that."], refusal=True)], usage(24, 11),
+                                    seed="chat_refusal")))
+def chat_refusal(p: Any) -> Any:
+    return p.chat_completion("Give me step-by-step instructions to make a nerve agent.", model="gpt-4.1")
+
+
+STRAWBERRY_THOUGHTS = Think([
+    ["**Counting letters**\n\n", "I spell the word: s-t-r-a-w-b-e-r-r-y. ", "The r's are at positions 3, 8 and 9."],
+    ["**Answer**\n\n", "So there are three."],
+])
+STRAWBERRY = Answer([STRAWBERRY_THOUGHTS, Msg(['There are 3 r\'s in "strawberry".'])],
+                    usage(18, 180, reasoning=128), seed="chat_reasoning")
+
+
+@scenario("chat_reasoning", ok(STRAWBERRY))
+def chat_reasoning(p: Any) -> Any:
+    return p.chat_completion("How many r's are in 'strawberry'?", thinking={"level": "high", "summary": "detailed"})
+
+
+def _replay_turn(first: Any) -> list[dict[str, Any]]:
+    return [
+        {"role": "user", "content": "How many r's are in 'strawberry'?"},
+        {"role": "assistant", "content": first.content, "metadata": first.metadata},
+        {"role": "user", "content": "And in 'raspberry'?"},
+    ]
+
+
+RASPBERRY = Answer([Think([["**Recount**\n\n", "r-a-s-p-b-e-r-r-y has three r's."]], seed="second"),
+                    Msg(["'raspberry' has 3 r's as well."])],
+                   usage(230, 90, reasoning=64), seed="chat_reasoning_replay")
+
+
+@scenario("chat_reasoning_replay", ok(STRAWBERRY), ok(RASPBERRY))
+def chat_reasoning_replay(p: Any) -> Any:
+    """Two stateless turns: the second sends the first turn's encrypted reasoning back."""
+    thinking = {"level": "high", "summary": "detailed"}
+    if hasattr(p, "provider"):  # the async view
+        async def turns() -> Any:
+            first = await p.chat_completion("How many r's are in 'strawberry'?", thinking=thinking)
+            return await p.chat_completion(_replay_turn(first), thinking=thinking)
+
+        return turns()
+    first = p.chat_completion("How many r's are in 'strawberry'?", thinking=thinking)
+    return p.chat_completion(_replay_turn(first), thinking=thinking)
+
+
+# --- 12. errors and retries (through chat) ---------------------------------------------------------
+
+PING = "Reply with the word pong."
+
+
+def ping(p: Any, model: str = "gpt-4.1") -> Any:
+    return p.chat_completion(PING, model=model)
+
+
+PONG = Answer([Msg(["pong"])], usage(13, 2), seed="pong")
+
+
+@scenario("error_401", status(401, error_body(
+    "Incorrect API key provided: sk-proj-****************************************************************abcd. "
+    "You can find your API key at https://platform.openai.com/account/api-keys.",
+    kind="invalid_request_error", code="invalid_api_key")), authored_only=True)
+def error_401(p: Any) -> Any:
+    return ping(p)
+
+
+@scenario("error_403", status(403, error_body(
+    "Project `proj_EXAMPLE` does not have access to model `gpt-5.4`", kind="invalid_request_error",
+    code="model_not_found")), authored_only=True)
+def error_403(p: Any) -> Any:
+    return ping(p, "gpt-5.4")
+
+
+@scenario("error_404", status(404, error_body(
+    "The model `gpt-9-turbo` does not exist or you do not have access to it.", kind="invalid_request_error",
+    code="model_not_found")), authored_only=True)
+def error_404(p: Any) -> Any:
+    return ping(p, "gpt-9-turbo")
+
+
+@scenario("error_400", status(400, error_body(
+    "Invalid value: 'ultrafast'. Supported values are: 'auto', 'default', 'flex', 'scale' and 'priority'.",
+    kind="invalid_request_error", code="invalid_value", param="service_tier")), authored_only=True)
+def error_400(p: Any) -> Any:
+    return p.chat_completion(PING, model="gpt-4.1", service_tier="ultrafast")
+
+
+@scenario("error_context_length", status(400, error_body(
+    "Your input exceeds the context window of this model. Please adjust your input and try again.",
+    kind="invalid_request_error", code="context_length_exceeded", param="input")), authored_only=True)
+def error_context_length(p: Any) -> Any:
+    return p.chat_completion("lorem ipsum " * 2000, model="gpt-4.1")
+
+
+@scenario("error_429_retry_after_ms", rate_limited({"retry-after-ms": "250"}), ok(PONG), authored_only=True)
+def error_429_retry_after_ms(p: Any) -> Any:
+    return ping(p)
+
+
+@scenario("error_429_exhausted", rate_limited({"retry-after": "2"}), rate_limited({"retry-after": "2"}),
+          rate_limited({"retry-after": "2"}), authored_only=True)
+def error_429_exhausted(p: Any) -> Any:
+    return ping(p)
+
+
+@scenario("error_500_then_ok", status(500, SERVER_ERROR), ok(PONG), authored_only=True)
+def error_500_then_ok(p: Any) -> Any:
+    return ping(p)
+
+
+@scenario("error_503_exhausted", status(503, SERVER_ERROR), status(503, SERVER_ERROR), status(503, SERVER_ERROR),
+          authored_only=True)
+def error_503_exhausted(p: Any) -> Any:
+    return ping(p)
+
+
+class City(BaseModel):
+    city: str
+    country: str
+
+
+def as_json(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"))
+
+
+__all__ = ["SCENARIOS", "Call", "City", "Scenario", "Think", "make_provider"]

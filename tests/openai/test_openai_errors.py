@@ -1,0 +1,137 @@
+"""SDK errors → the llm-core taxonomy; retries only by the core policy (the SDK's are off)."""
+
+from __future__ import annotations
+
+import httpx2
+import pytest
+from openai_scenarios import TEST_KEY, make_provider
+
+import openai
+from core_openai_plugin.errors import error_from_code, redact, retry_after_seconds
+from llm_core.errors import (
+    AuthenticationError,
+    ContentFilteredError,
+    ContextLengthExceededError,
+    InvalidRequestError,
+    NotFoundError,
+    PermissionDeniedError,
+    ProviderConnectionError,
+    ProviderTimeoutError,
+    RateLimitError,
+    ServerError,
+)
+
+
+async def test_401_is_an_authentication_error_without_any_key(player):
+    with pytest.raises(AuthenticationError) as caught:
+        await player.play("error_401")
+    error = caught.value
+    assert error.status_code == 401 and error.provider == "openai"
+    assert "invalid_api_key" in str(error) and "OPENAI_API_KEY" in str(error)
+    assert "abcd" not in str(error) and TEST_KEY not in str(error) and "sk-***" in str(error)
+    assert isinstance(error.__cause__, openai.AuthenticationError)
+    assert player.sleeps == []  # not retried
+
+
+@pytest.mark.parametrize(("name", "kind", "code"), [
+    ("error_403", PermissionDeniedError, 403),
+    ("error_404", NotFoundError, 404),
+    ("error_400", InvalidRequestError, 400),
+    ("error_context_length", ContextLengthExceededError, 400),
+])
+async def test_status_errors_map_to_the_taxonomy(player, name, kind, code):
+    with pytest.raises(kind) as caught:
+        await player.play(name)
+    assert type(caught.value) is kind
+    assert caught.value.status_code == code
+    assert len(player.cassette.requests) == 1 and player.sleeps == []
+
+
+async def test_429_waits_retry_after_ms_then_succeeds(player):
+    response = await player.play("error_429_retry_after_ms")
+    assert response.content == "pong"
+    assert player.sleeps == [0.25]
+    assert player.cassette.play_count == 2
+
+
+async def test_429_exhausted_carries_retry_after(player):
+    with pytest.raises(RateLimitError) as caught:
+        await player.play("error_429_exhausted")
+    assert caught.value.retry_after == 2.0 and caught.value.status_code == 429
+    assert player.sleeps == [2.0, 2.0]
+    assert player.cassette.play_count == 3
+
+
+async def test_server_error_is_retried_with_backoff(player):
+    response = await player.play("error_500_then_ok")
+    assert response.content == "pong"
+    assert player.sleeps == [0.5]
+
+
+async def test_server_errors_exhaust_the_attempts(player):
+    with pytest.raises(ServerError) as caught:
+        await player.play("error_503_exhausted")
+    assert caught.value.status_code == 503
+    assert player.sleeps == [0.5, 1.0]
+
+
+@pytest.mark.parametrize(("raised", "kind"), [
+    (httpx2.ReadTimeout("read timed out"), ProviderTimeoutError),
+    (httpx2.ConnectError("[Errno 111] Connection refused"), ProviderConnectionError),
+])
+async def test_timeouts_and_connection_errors_are_retried_then_mapped(monkeypatch, player, raised, kind):
+    attempts = []
+
+    def fail(self, request):
+        attempts.append(request)
+        raise raised
+
+    async def afail(self, request):
+        return fail(self, request)
+
+    monkeypatch.setattr(httpx2.HTTPTransport, "handle_request", fail)
+    monkeypatch.setattr(httpx2.AsyncHTTPTransport, "handle_async_request", afail)
+    with pytest.raises(kind) as caught:
+        await player.invoke(lambda p: p.generate_text("hi", model="gpt-4.1"))
+    assert len(attempts) == 3  # the core policy's attempts, one HTTP request each
+    assert isinstance(caught.value.__cause__, openai.APIConnectionError)
+
+
+async def test_sdk_clients_never_retry_by_themselves():
+    provider = make_provider(timeout=12.5)
+    assert provider.client.max_retries == 0
+    assert provider.async_client.max_retries == 0
+    assert provider.client.timeout == 12.5
+
+
+@pytest.mark.parametrize(("code", "kind"), [
+    ("context_length_exceeded", ContextLengthExceededError),
+    ("rate_limit_exceeded", RateLimitError),
+    ("server_error", ServerError),
+    ("vector_store_timeout", ServerError),
+    ("bio_policy", ContentFilteredError),
+    ("image_content_policy_violation", ContentFilteredError),
+    ("moderation_blocked", ContentFilteredError),
+    ("invalid_prompt", InvalidRequestError),
+    (None, InvalidRequestError),
+])
+def test_error_codes_of_streams_and_failed_responses(code, kind):
+    error = error_from_code(code, "details", provider="openai")
+    assert type(error) is kind and "details" in str(error)
+
+
+@pytest.mark.parametrize(("headers", "seconds"), [
+    ({"retry-after-ms": "1500", "retry-after": "9"}, 1.5),
+    ({"retry-after": "3"}, 3.0),
+    ({"retry-after": "0.5"}, 0.5),
+    ({"retry-after": "Wed, 21 Oct 2026 07:28:00 GMT"}, None),
+    ({}, None),
+])
+def test_retry_after_headers(headers, seconds):
+    assert retry_after_seconds(httpx2.Headers(headers)) == seconds
+
+
+def test_redaction_removes_keys_and_known_secrets():
+    text = "Incorrect API key provided: sk-proj-abc123*****wxyz for my-secret-value"
+    cleaned = redact(text, ["my-secret-value"])
+    assert "abc123" not in cleaned and "wxyz" not in cleaned and "my-secret-value" not in cleaned
