@@ -1,0 +1,567 @@
+"""The conformance kit: pytest checks that a provider does what it claims.
+
+Subclass :class:`ProviderConformance` in a test module and give it the provider::
+
+    from llm_core.testing.conformance import ProviderConformance
+
+    class TestAcmeConformance(ProviderConformance):
+        @pytest.fixture
+        def provider(self):
+            return AcmeProvider(api_key="test-key")
+
+        @pytest.fixture
+        def conformance_cassettes(self):
+            return Path(__file__).parent.parent / "cassettes" / "conformance"
+
+The checks follow the provider's claims (``supports_feature`` and the spec's per-model
+features): a check is skipped only when the feature is not claimed. Each check plays one
+*scenario* (:data:`~llm_core.testing.scenarios.SCENARIOS`); with ``conformance_cassettes`` each
+scenario replays ``<dir>/<scenario>.json``, otherwise the ``provider`` fixture wires its own fake
+transport (the ``conformance_scenario`` fixture names the scenario). See ``docs/conformance.md``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
+from pathlib import Path
+from typing import Any, ClassVar
+
+import pytest
+
+from llm_core.capabilities import FEATURE_INTERFACES, DecisionCapable, StructuredOutputCapable
+from llm_core.errors import InvalidInputError, LLMError, PluginLoadError, ProviderError, UnsupportedFeatureError
+from llm_core.features import Feature
+from llm_core.provider import BaseProvider
+from llm_core.responses import VisionResponse
+from llm_core.retry import RetryPolicy
+from llm_core.streaming import StreamEvent, StreamEventType
+from llm_core.testing import scenarios as sc
+from llm_core.testing.checks import (
+    ConformanceError,
+    agree,
+    check_completion,
+    check_decision,
+    check_embeddings,
+    check_error,
+    check_image,
+    check_json,
+    check_stream,
+    check_stream_failure,
+    check_tool_answer,
+    check_tool_call,
+    completion_key,
+    decision_key,
+    describe,
+    expect,
+    short,
+    stream_key,
+)
+from llm_core.testing.claims import (
+    FEATURE_PROBES,
+    INVALID_INPUTS,
+    LIST_MODELS_HOOKS,
+    NATIVE_DECISION_HOOKS,
+    REQUIRED_HOOKS,
+    SUPPORTS_HELPERS,
+    overrides,
+    recording_sends,
+)
+from llm_core.testing.scenarios import SCENARIOS, Scenario, model_for
+
+__all__ = ["ConformanceError", "ProviderConformance", "Scenario"]
+
+
+#: Test name → scenario. Subclasses that override a check keep its scenario.
+SCENARIO_OF: dict[str, str] = {
+    "test_claims_are_backed": "static",
+    "test_secrets_stay_hidden": "static",
+    "test_invalid_input_sends_nothing": "invalid_input",
+    "test_unsupported_features_send_nothing": "unsupported",
+    "test_available_models": "models",
+    "test_models_sync_and_async_agree": "models",
+    "test_chat_response": "chat",
+    "test_complete_matches_chat": "chat",
+    "test_chat_sync_and_async_agree": "chat",
+    "test_error_maps_to_taxonomy": "error",
+    "test_error_sync_and_async_agree": "error",
+    "test_stream_event_order": "stream",
+    "test_stream_text_is_only_text": "stream",
+    "test_stream_sync_and_async_agree": "stream",
+    "test_stream_failure_ends_with_error": "stream_error",
+    "test_stream_failure_sync_and_async_agree": "stream_error",
+    "test_tool_call_round_trip": "tools",
+    "test_tools_sync_and_async_agree": "tools",
+    "test_json_validates_into_model": "json",
+    "test_json_sync_and_async_agree": "json",
+    "test_vision_response": "vision",
+    "test_vision_sync_and_async_agree": "vision",
+    "test_documents_response": "documents",
+    "test_thinking_response": "thinking",
+    "test_embeddings_response": "embeddings",
+    "test_embeddings_sync_and_async_agree": "embeddings",
+    "test_image_response": "image",
+    "test_image_sync_and_async_agree": "image",
+    "test_decision_response": "decision",
+    "test_decision_sync_and_async_agree": "decision",
+}
+
+
+class ProviderConformance:
+    """Checks that a provider does what it claims. Subclass it as ``Test…`` and define the
+    ``provider`` fixture (and ``conformance_cassettes`` to replay recorded traffic)."""
+
+    #: The error class the ``error`` scenario must raise (e.g. ``AuthenticationError`` when it
+    #: is recorded with an invalid key).
+    expected_error: ClassVar[type[LLMError]] = ProviderError
+    #: Feature value → model id, where the kit's choice (:func:`~llm_core.testing.scenarios.model_for`)
+    #: is not the model the cassettes were recorded with.
+    conformance_models: ClassVar[Mapping[str, str]] = {}
+
+    # -- fixtures a plugin provides --------------------------------------------------------
+
+    @pytest.fixture
+    def provider(self) -> BaseProvider:
+        """The provider under test (override). Built offline: cassettes or a fake transport."""
+        pytest.fail(
+            f"{type(self).__name__}: define a `provider` fixture returning the provider under test "
+            "(see docs/conformance.md)",
+            pytrace=False,
+        )
+
+    @pytest.fixture
+    def conformance_cassettes(self) -> Path | None:
+        """Folder holding ``<scenario>.json`` cassettes (override); ``None``: the provider
+        fixture serves every scenario itself."""
+        return None
+
+    @pytest.fixture
+    def conformance_scenario(self, request: pytest.FixtureRequest) -> Scenario:
+        """The scenario of the running check (request it to script a fake transport)."""
+        name = SCENARIO_OF.get(request.function.__name__)
+        if name is None:
+            raise ConformanceError(f"{request.function.__name__} is not a conformance check")
+        return SCENARIOS[name]
+
+    @pytest.fixture(autouse=True)
+    def _conformance_setup(
+        self, request: pytest.FixtureRequest, conformance_scenario: Scenario, conformance_cassettes: Path | None
+    ) -> Iterator[None]:
+        scenario = conformance_scenario
+        if not scenario.cassette:
+            yield
+            return
+        provider: BaseProvider = request.getfixturevalue("provider")
+        if scenario.feature is not None and not provider.supports_feature(scenario.feature):
+            pytest.skip(f"{provider.identifier} does not claim {scenario.feature.value}")
+        if scenario.name == "error" and sc.error_feature(provider) is None:
+            pytest.skip(f"{provider.identifier} claims none of chat, embeddings, image")
+        provider.retry_policy = RetryPolicy.none()  # a recorded failure is answered once
+        if conformance_cassettes is None:
+            yield
+            return
+        from llm_core.testing.cassettes import record_mode, use_cassette
+
+        path = Path(conformance_cassettes) / f"{scenario.name}.json"
+        if not path.is_file() and record_mode() == "none":
+            pytest.fail(
+                f"{provider.identifier} claims what scenario {scenario.name!r} checks "
+                f"({scenario.description}) but there is no cassette {path}: record it "
+                "(LLM_CORE_RECORD=once with a real key) or author it; see docs/conformance.md",
+                pytrace=False,
+            )
+        with use_cassette(path, allow_playback_repeats=True):
+            yield
+
+    def model(self, provider: BaseProvider, feature: Feature) -> str | None:
+        """The model the checks use for ``feature``."""
+        chosen = model_for(provider, feature, self.conformance_models)
+        expect(
+            chosen is not None,
+            f"{provider.identifier} claims {feature.value} but no model in its catalogue offers it",
+        )
+        return chosen
+
+    # -- static: claims, catalogue, hooks, secrets ------------------------------------------
+
+    def test_claims_are_backed(self, request: pytest.FixtureRequest) -> None:
+        try:
+            provider: BaseProvider = request.getfixturevalue("provider")
+        except PluginLoadError as exc:
+            raise ConformanceError(f"the provider cannot be built: {exc.message}") from exc
+        pid, cls, spec = provider.identifier, type(provider), provider.provider_spec
+        for feature in Feature:
+            helper = SUPPORTS_HELPERS.get(feature)
+            if helper is not None and hasattr(provider, helper):
+                expect(
+                    getattr(provider, helper)() == provider.supports_feature(feature),
+                    f"{pid}: {helper}() disagrees with supports_feature({feature.value!r})",
+                )
+            if not provider.supports_feature(feature):
+                continue
+            interface = FEATURE_INTERFACES.get(feature)
+            expect(
+                interface is None or isinstance(provider, interface),
+                f"{pid} claims {feature.value} but {cls.__name__} is not {interface.__name__ if interface else ''}",
+            )
+            missing = [hook for hook in REQUIRED_HOOKS.get(feature, ()) if not overrides(cls, hook)]
+            expect(
+                not missing,
+                f"{pid} claims {feature.value} but {cls.__name__} does not implement {', '.join(missing)}",
+            )
+            self.model(provider, feature)
+        missing = [hook for hook in LIST_MODELS_HOOKS if not overrides(cls, hook)]
+        expect(not missing, f"{pid}: {cls.__name__} does not implement {', '.join(missing)} (test_connection)")
+        for info in spec.models:
+            extra = info.features - spec.features
+            expect(
+                not extra,
+                f"{pid}: model {info.id} lists {', '.join(sorted(f.value for f in extra))}, which the provider "
+                "does not declare (add them to ProviderSpec.features or drop them from the model)",
+            )
+        if provider.supports_feature(Feature.DECISION):
+            self._check_decision_paths(provider)
+
+    def _check_decision_paths(self, provider: BaseProvider) -> None:
+        pid, cls = provider.identifier, type(provider)
+        assert isinstance(provider, DecisionCapable)
+        for info in provider.provider_spec.models:
+            if not provider.supports_feature(Feature.DECISION, info.id):
+                continue
+            if provider.native_decisions(info.id):
+                missing = [hook for hook in NATIVE_DECISION_HOOKS if not overrides(cls, hook)]
+                expect(
+                    not missing,
+                    f"{pid}: model {info.id} claims native decisions but {cls.__name__} does not implement "
+                    f"{', '.join(missing)}",
+                )
+            else:
+                expect(
+                    isinstance(provider, StructuredOutputCapable)
+                    and provider.supports_feature(Feature.JSON_MODE, info.id),
+                    f"{pid}: model {info.id} offers decisions without native_decisions, so they go through "
+                    "structured output, but the model does not offer json_mode",
+                )
+
+    def test_secrets_stay_hidden(self, provider: BaseProvider) -> None:
+        if provider.api_key is None:
+            return
+        key = provider.api_key.reveal()
+        for what, text in (("repr", repr(provider)), ("str", str(provider)), ("vars", repr(vars(provider)))):
+            expect(key not in text, f"{provider.identifier}: the API key shows in the provider's {what}")
+
+    # -- nothing is sent for invalid input or unsupported features ---------------------------
+
+    def test_invalid_input_sends_nothing(self, provider: BaseProvider) -> None:
+        pid = provider.identifier
+        with recording_sends(provider) as sent:
+            for what, feature, probe in INVALID_INPUTS:
+                if not provider.supports_feature(feature):
+                    continue
+                model = self.model(provider, feature)
+                for label, api in (("", provider), (" (aio)", provider.aio)):
+                    outcome = _outcome(probe, api, model)
+                    expect(not sent, f"{pid} sent a request ({', '.join(sent)}) for {what}{label}")
+                    expect(
+                        isinstance(outcome, InvalidInputError),
+                        f"{pid}: {what}{label} must raise InvalidInputError before sending, got {describe(outcome)}",
+                    )
+
+    def test_unsupported_features_send_nothing(self, provider: BaseProvider) -> None:
+        pid, spec = provider.identifier, provider.provider_spec
+        claimed = {f for f in FEATURE_PROBES if provider.supports_feature(f)}
+        with recording_sends(provider) as sent:
+            for info in spec.models:
+                for feature in sorted(claimed - info.features, key=lambda f: f.value):
+                    for label, api in (("", provider), (" (aio)", provider.aio)):
+                        outcome = _outcome(FEATURE_PROBES[feature], api, info.id)
+                        expect(not sent, f"{pid} sent a request for {feature.value}{label} with model {info.id}")
+                        expect(
+                            isinstance(outcome, UnsupportedFeatureError),
+                            f"{pid}: model {info.id} does not offer {feature.value} (catalogue), so the call{label} "
+                            f"must raise UnsupportedFeatureError, got {describe(outcome)}",
+                        )
+            default = spec.default_model or (spec.models[0].id if spec.models else None)
+            for feature in sorted(set(FEATURE_PROBES) - claimed, key=lambda f: f.value):
+                for label, api in (("", provider), (" (aio)", provider.aio)):
+                    outcome = _outcome(FEATURE_PROBES[feature], api, default)
+                    if label == "" and isinstance(outcome, AttributeError):
+                        continue  # the class has no such method: nothing claimed, nothing to refuse
+                    expect(not sent, f"{pid} sent a request for unclaimed {feature.value}{label}")
+                    expect(
+                        isinstance(outcome, UnsupportedFeatureError),
+                        f"{pid} does not claim {feature.value}, so the call{label} must raise "
+                        f"UnsupportedFeatureError, got {describe(outcome)}",
+                    )
+
+    # -- models --------------------------------------------------------------------------
+
+    def test_available_models(self, provider: BaseProvider) -> None:
+        pid = provider.identifier
+        models = _ok(provider, "available_models", provider.available_models)
+        expect(
+            isinstance(models, list) and models and all(isinstance(m, str) and m for m in models),
+            f"{pid}: available_models() must return a non-empty list of model ids, got {short(models)}",
+        )
+        status = _ok(provider, "test_connection", provider.test_connection)
+        expect(status.success and status.provider == pid, f"{pid}: test_connection() returned {short(status)}")
+        expect(status.models == models, f"{pid}: test_connection() lists other models than available_models()")
+
+    def test_models_sync_and_async_agree(self, provider: BaseProvider) -> None:
+        models = _ok(provider, "available_models", provider.available_models)
+        amodels = _ok(provider, "aio.available_models", provider.aio.available_models)
+        agree(provider, "available_models()", models, amodels)
+
+    # -- chat ----------------------------------------------------------------------------
+
+    def test_chat_response(self, provider: BaseProvider) -> None:
+        response = _ok(provider, "chat", sc.call, "chat", provider, self.model(provider, Feature.CHAT))
+        check_completion(provider, response, "chat_completion")
+        expect(not response.tool_calls, f"{provider.identifier}: a chat without tools returned tool calls")
+
+    def test_complete_matches_chat(self, provider: BaseProvider) -> None:
+        if not provider.supports_feature(Feature.COMPLETION):
+            pytest.skip(f"{provider.identifier} does not claim completion")
+        model = self.model(provider, Feature.CHAT)
+        chat = _ok(provider, "chat", sc.call, "chat", provider, model)
+        completed = _ok(provider, "complete", provider.complete, sc.CHAT_PROMPT, model=model)
+        check_completion(provider, completed, "complete")
+        text = _ok(provider, "generate_text", provider.generate_text, sc.CHAT_PROMPT, model=model)
+        answer = _ok(provider, "answer", provider.answer, sc.CHAT_PROMPT, model=model)
+        agree(
+            provider, "chat_completion() and complete() contents", chat.content, completed.content, ("chat", "complete")
+        )
+        agree(provider, "complete() and generate_text()", completed.content, text, ("complete", "generate_text"))
+        agree(provider, "generate_text() and answer()", text, answer, ("generate_text", "answer"))
+
+    def test_chat_sync_and_async_agree(self, provider: BaseProvider) -> None:
+        sync, async_ = _both(provider, "chat", self.model(provider, Feature.CHAT))
+        check_completion(provider, async_, "aio.chat_completion")
+        agree(provider, "chat_completion", completion_key(sync), completion_key(async_))
+
+    # -- errors --------------------------------------------------------------------------
+
+    def _error_call(self, provider: BaseProvider, api: Any) -> BaseException:
+        feature = sc.error_feature(provider)
+        assert feature is not None
+        outcome = _outcome(sc.call, f"error:{feature.value}", api, self.model(provider, feature))
+        expect(
+            isinstance(outcome, BaseException),
+            f"{provider.identifier}: the error scenario's call succeeded; its cassette (or fake transport) must "
+            "answer with a failure, e.g. HTTP 401 for an invalid key",
+        )
+        assert isinstance(outcome, BaseException)
+        return outcome
+
+    def test_error_maps_to_taxonomy(self, provider: BaseProvider) -> None:
+        check_error(provider, self._error_call(provider, provider), self.expected_error)
+
+    def test_error_sync_and_async_agree(self, provider: BaseProvider) -> None:
+        sync = self._error_call(provider, provider)
+        async_ = self._error_call(provider, provider.aio)
+        check_error(provider, async_, self.expected_error)
+        agree(provider, "error types", type(sync).__name__, type(async_).__name__)
+
+    # -- streaming -----------------------------------------------------------------------
+
+    def test_stream_event_order(self, provider: BaseProvider) -> None:
+        events = _stream(provider, "stream", self.model(provider, Feature.STREAMING))
+        check_stream(provider, events)
+
+    def test_stream_text_is_only_text(self, provider: BaseProvider) -> None:
+        model = self.model(provider, Feature.STREAMING)
+        events = _stream(provider, "stream", model)
+        streaming: Any = provider
+        chunks = list(streaming.stream_text(sc.STREAM_PROMPT, model=model))
+        expect(
+            all(isinstance(c, str) for c in chunks),
+            f"{provider.identifier}: stream_text must yield str only, got {short(chunks)}",
+        )
+        expected = "".join(e.text or "" for e in events if e.type is StreamEventType.TOKEN and not e.is_thinking)
+        agree(provider, "stream_text() and the stream's response tokens", "".join(chunks), expected, ("text", "tokens"))
+
+    def test_stream_sync_and_async_agree(self, provider: BaseProvider) -> None:
+        model = self.model(provider, Feature.STREAMING)
+        events = _stream(provider, "stream", model)
+        aevents = _astream(provider, "stream", model)
+        check_stream(provider, aevents)
+        agree(provider, "streams", stream_key(events), stream_key(aevents))
+
+    def test_stream_failure_ends_with_error(self, provider: BaseProvider) -> None:
+        model = self.model(provider, Feature.STREAMING)
+        events = _stream(provider, "stream_error", model)
+        check_stream_failure(provider, events, self.expected_error)
+        streaming: Any = provider
+        outcome = _outcome(lambda: list(streaming.stream_text(sc.STREAM_ERROR_PROMPT, model=model)))
+        expect(
+            isinstance(outcome, LLMError),
+            f"{provider.identifier}: stream_text over a failing stream must raise the stream's LLMError, "
+            f"got {describe(outcome)}",
+        )
+
+    def test_stream_failure_sync_and_async_agree(self, provider: BaseProvider) -> None:
+        model = self.model(provider, Feature.STREAMING)
+        events = _stream(provider, "stream_error", model)
+        aevents = _astream(provider, "stream_error", model)
+        check_stream_failure(provider, aevents, self.expected_error)
+        agree(provider, "failing streams", stream_key(events), stream_key(aevents))
+
+    # -- tools ---------------------------------------------------------------------------
+
+    def test_tool_call_round_trip(self, provider: BaseProvider) -> None:
+        model = self.model(provider, Feature.TOOLS)
+        first = _ok(provider, "the tool call", sc.call, "tools", provider, model)
+        check_tool_call(provider, first)
+        second = _ok(provider, "sending the tool result back", sc.tool_result_call, provider, first, model)
+        check_tool_answer(provider, second)
+
+    def test_tools_sync_and_async_agree(self, provider: BaseProvider) -> None:
+        model = self.model(provider, Feature.TOOLS)
+        first = _ok(provider, "the tool call", sc.call, "tools", provider, model)
+        check_tool_call(provider, first)
+        second = _ok(provider, "sending the tool result back", sc.tool_result_call, provider, first, model)
+        afirst = _ok(provider, "the async tool call", sc.call, "tools", provider.aio, model)
+        check_tool_call(provider, afirst)
+        asecond = _ok(provider, "sending the tool result back (aio)", sc.tool_result_call, provider.aio, afirst, model)
+        check_tool_answer(provider, asecond)
+        agree(provider, "tool calls", completion_key(first), completion_key(afirst))
+        agree(provider, "answers to the tool result", completion_key(second), completion_key(asecond))
+
+    # -- structured output ---------------------------------------------------------------
+
+    def test_json_validates_into_model(self, provider: BaseProvider) -> None:
+        result = _ok(provider, "generate_json", sc.call, "json", provider, self.model(provider, Feature.JSON_MODE))
+        check_json(provider, result)
+
+    def test_json_sync_and_async_agree(self, provider: BaseProvider) -> None:
+        sync, async_ = _both(provider, "json", self.model(provider, Feature.JSON_MODE))
+        check_json(provider, async_)
+        agree(provider, "generate_json results", sync.model_dump(), async_.model_dump())
+
+    # -- vision, documents, thinking -----------------------------------------------------
+
+    def test_vision_response(self, provider: BaseProvider) -> None:
+        response = _ok(provider, "analyze_image", sc.call, "vision", provider, self.model(provider, Feature.VISION))
+        expect(
+            isinstance(response, VisionResponse),
+            f"{provider.identifier}: analyze_image returned {type(response).__name__}, not VisionResponse",
+        )
+        check_completion(provider, response, "analyze_image")
+
+    def test_vision_sync_and_async_agree(self, provider: BaseProvider) -> None:
+        sync, async_ = _both(provider, "vision", self.model(provider, Feature.VISION))
+        expect(isinstance(async_, VisionResponse), f"{provider.identifier}: aio.analyze_image returned {short(async_)}")
+        agree(provider, "analyze_image", completion_key(sync), completion_key(async_))
+
+    def test_documents_response(self, provider: BaseProvider) -> None:
+        response = _ok(
+            provider, "the documents chat", sc.call, "documents", provider, self.model(provider, Feature.DOCUMENTS)
+        )
+        check_completion(provider, response, "chat_completion with a PDF")
+
+    def test_thinking_response(self, provider: BaseProvider) -> None:
+        response = _ok(
+            provider, "the thinking chat", sc.call, "thinking", provider, self.model(provider, Feature.THINKING)
+        )
+        check_completion(provider, response, "chat_completion(thinking=True)")
+        expect(
+            response.has_thinking,
+            f"{provider.identifier} claims thinking, but chat_completion(thinking=True) returned no thinking",
+        )
+
+    # -- embeddings ----------------------------------------------------------------------
+
+    def test_embeddings_response(self, provider: BaseProvider) -> None:
+        response = _ok(
+            provider, "embeddings", sc.call, "embeddings", provider, self.model(provider, Feature.EMBEDDINGS)
+        )
+        check_embeddings(provider, response, len(sc.EMBEDDING_INPUTS))
+
+    def test_embeddings_sync_and_async_agree(self, provider: BaseProvider) -> None:
+        sync, async_ = _both(provider, "embeddings", self.model(provider, Feature.EMBEDDINGS))
+        check_embeddings(provider, async_, len(sc.EMBEDDING_INPUTS))
+        agree(provider, "embedding vectors", sync.vectors, async_.vectors)
+
+    # -- image generation ----------------------------------------------------------------
+
+    def test_image_response(self, provider: BaseProvider) -> None:
+        model = self.model(provider, Feature.IMAGE)
+        image = _ok(provider, "generate_image", sc.call, "image", provider, model)
+        check_image(provider, image)
+        generator: Any = provider
+        data, mime = _ok(provider, "generate_image_bytes", generator.generate_image_bytes, sc.IMAGE_PROMPT, model=model)
+        agree(provider, "generated images", (image.data, image.mime_type), (data, mime), ("image", "bytes"))
+
+    def test_image_sync_and_async_agree(self, provider: BaseProvider) -> None:
+        sync, async_ = _both(provider, "image", self.model(provider, Feature.IMAGE))
+        check_image(provider, async_)
+        agree(provider, "generated images", (sync.data, sync.mime_type), (async_.data, async_.mime_type))
+
+    # -- decisions -----------------------------------------------------------------------
+
+    def test_decision_response(self, provider: BaseProvider) -> None:
+        model = self.model(provider, Feature.DECISION)
+        check_decision(provider, _ok(provider, "decide", sc.call, "decision", provider, model), model)
+
+    def test_decision_sync_and_async_agree(self, provider: BaseProvider) -> None:
+        model = self.model(provider, Feature.DECISION)
+        sync, async_ = _both(provider, "decision", model)
+        check_decision(provider, async_, model)
+        agree(provider, "decisions", decision_key(sync), decision_key(async_))
+
+
+# -- making calls --------------------------------------------------------------------------
+
+
+def _run_async(awaitable: Any) -> Any:
+    async def wait() -> Any:
+        return await awaitable
+
+    return asyncio.run(wait())
+
+
+def _outcome(make_call: Callable[..., Any], *args: Any) -> Any:
+    """The call's result (awaited when it is awaitable), or the exception it raised."""
+    try:
+        result = make_call(*args)
+        if inspect.isawaitable(result):
+            result = _run_async(result)
+        return result
+    except Exception as exc:  # noqa: BLE001 - the outcome is inspected by the caller
+        return exc
+
+
+def _stream(provider: BaseProvider, name: str, model: str | None) -> list[StreamEvent]:
+    try:
+        return list(sc.call(name, provider, model))
+    except Exception as exc:
+        raise ConformanceError(
+            f"{provider.identifier}: the stream raised {describe(exc)} instead of yielding ERROR then END"
+        ) from exc
+
+
+def _astream(provider: BaseProvider, name: str, model: str | None) -> list[StreamEvent]:
+    async def collect(events: AsyncIterator[StreamEvent]) -> list[StreamEvent]:
+        return [event async for event in events]
+
+    try:
+        return asyncio.run(collect(sc.call(name, provider.aio, model)))
+    except Exception as exc:
+        raise ConformanceError(
+            f"{provider.identifier}: the async stream raised {describe(exc)} instead of yielding ERROR then END"
+        ) from exc
+
+
+def _both(provider: BaseProvider, name: str, model: str | None) -> tuple[Any, Any]:
+    """Scenario ``name`` through the sync API, then through ``provider.aio``."""
+    sync = _ok(provider, f"the {name} call", sc.call, name, provider, model)
+    return sync, _ok(provider, f"the async {name} call", sc.call, name, provider.aio, model)
+
+
+def _ok(provider: BaseProvider, what: str, make_call: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """The call's result (awaited when awaitable); an exception becomes a conformance failure."""
+    outcome = _outcome(lambda: make_call(*args, **kwargs))
+    if isinstance(outcome, BaseException):
+        raise ConformanceError(f"{provider.identifier}: {what} failed: {describe(outcome)}") from outcome
+    return outcome
