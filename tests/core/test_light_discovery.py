@@ -43,7 +43,7 @@ SCRIPT = textwrap.dedent("""
     assert "lightplug" in [s.identifier for s in registry.supporting("chat")]
     registry.supporting(Feature.VISION, Feature.STREAMING)
     for features, kwargs in [(("chat",), {}), (("vision", "streaming"), {}), (("chat",), {"model": "hand-text"}),
-                             (("chat",), {"prefer": ["lightplug"]}), (("decision", "audio"), {})]:
+                             (("chat", "tools"), {"prefer": ["lightplug"]}), (("decision", "audio"), {})]:
         try:
             selection = registry.select(*features, **kwargs)
             summary.setdefault("selected", []).append([selection.identifier, selection.model, selection.reasons])
@@ -87,7 +87,7 @@ def test_discovery_listing_queries_and_selection_import_no_sdk(tmp_path: Path) -
     selected = {tuple(s[:2]) for s in summary.get("selected", [])}
     assert ("handmade", "hand-1") in selected  # vision + streaming: only the handmade spec
     assert ("handmade", "hand-text") in selected  # the per-model selection
-    assert ("lightplug", "light-1") in selected  # the preferred one
+    assert ("lightplug", "light-1") in selected  # the only one with tools (preferred, no key)
     assert all("decision" in m or "audio" in m for m in summary.get("no_match", []))
     loaded = [m for m in summary["modules"] if any(m == f or m.startswith((f"{f}.", f"{f}_"))
                                                    for f in FORBIDDEN)]

@@ -288,9 +288,11 @@ def test_preference_order_from_argument_attribute_env_and_file(keyed: Registry, 
     assert keyed.select("chat", prefer="first").identifier == "first"  # and the argument beats all
 
 
-def test_candidates_rank_preference_then_credentials_then_registration(keyed: Registry,
+def test_candidates_rank_credentials_then_preference_then_registration(keyed: Registry,
                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     keyed.register(spec("third", ["chat"], requires_credentials=False))
     monkeypatch.setenv("FAKE_B_KEY", "k")
     assert [c.identifier for c in keyed.candidates("chat")] == ["second", "third", "first"]
-    assert [c.identifier for c in keyed.candidates("chat", prefer="first")] == ["first", "second", "third"]
+    # a preferred provider without its key still ranks after every usable one
+    assert [c.identifier for c in keyed.candidates("chat", prefer="first")] == ["second", "third", "first"]
+    assert [c.identifier for c in keyed.candidates("chat", prefer="third")] == ["third", "second", "first"]

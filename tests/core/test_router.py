@@ -99,8 +99,19 @@ def test_a_provider_without_its_key_is_skipped(registry: Registry, register_fake
     router = registry.router("chat", prefer=["keyed", "b"])
     response = router.chat_completion("hi")
     assert response.provider == "b"
-    assert response.metadata["fallback_from"] == ["keyed"]
+    assert response.metadata["fallback_from"] == []  # ranked last: never tried while b works
     assert len(b.requests) == 1
+
+
+def test_a_keyless_provider_that_is_reached_is_skipped(registry: Registry, register_fake: RegisterFake) -> None:
+    registry.register(fake_spec("keyed", requires_credentials=True, credential_env=("FAKE_A_KEY",)))
+    b = register_fake(registry, "b", FakeReply(error=ServerError("b down", provider="b")))
+    b.retry_policy = b.retry_policy.with_(max_attempts=1)
+    router = registry.router("chat", prefer=["b", "keyed"])
+    with pytest.raises(FallbackExhaustedError) as info:
+        router.chat_completion("hi")
+    assert list(info.value.errors) == ["b", "keyed"]
+    assert isinstance(info.value.errors["keyed"], ConfigurationError)
 
 
 def test_every_provider_failing_raises_fallback_exhausted(registry: Registry,

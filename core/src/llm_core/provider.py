@@ -80,14 +80,16 @@ class BaseProvider:
             raise PluginLoadError(f"{type(self).__name__} has no ProviderSpec")
         self._spec = chosen
         self._config_file = Path(config_file) if config_file else None
-        self._explicit: dict[str, Any] = _hide_key({
-            "api_key": api_key,
-            "model": model,
-            "base_url": base_url,
-            "timeout": timeout,
-            "retry": retry,
-            **options,
-        })
+        self._explicit: dict[str, Any] = _hide_key(
+            {
+                "api_key": api_key,
+                "model": model,
+                "base_url": base_url,
+                "timeout": timeout,
+                "retry": retry,
+                **options,
+            }
+        )
         self._check_declared_features()
         self._apply_settings()
         self._aio: AsyncProvider | None = None
@@ -166,7 +168,7 @@ class BaseProvider:
         """Features this class implements, from the capability mixins it inherits."""
         from llm_core.capabilities import implemented_features
 
-        return implemented_features(cls)
+        return implemented_features(cls)  # type: ignore[arg-type]  # classes are hashable
 
     def _check_declared_features(self) -> None:
         missing = self._spec.features - self.implemented_features()

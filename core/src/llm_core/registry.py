@@ -105,28 +105,34 @@ class Registry:
         """A fresh registry filled from the installed plugins (``llm_core`` entry points)."""
         registry = cls(strict=strict)
         manager = new_plugin_manager()
-        from llm_core.observers import LoggingObserver, install
+        from llm_core.observers import LoggingObserver
 
         manager.register(LoggingObserver(), name="llm-core:logging")
         registry._manager = manager
         registry.plugins = load_entry_point_plugins(manager, registry._record_error, entry_points)
         collect_specs(manager, registry._register_from_plugin, registry._record_error)
-        install(manager.hook)
         return registry
+
+    def install_observers(self) -> None:
+        """Make this registry's observer hooks (plugins' and added ones) see every provider call
+        in the process. ``get_registry()`` does this for the process-wide registry."""
+        from llm_core.observers import install
+
+        if self._manager is not None:
+            install(self._manager.hook)
 
     @property
     def plugin_manager(self) -> pluggy.PluginManager | None:
-        """The pluggy manager (register observer plugins on it, then call ``refresh_observers``)."""
+        """The pluggy manager (register observer plugins on it, then call ``install_observers``)."""
         return self._manager
 
     def add_observer(self, plugin: object) -> None:
-        """Register an object with observer hook implementations."""
-        from llm_core.observers import install
-
+        """Register an object with observer hook implementations and install this registry's
+        observers process-wide (see :meth:`install_observers`)."""
         if self._manager is None:
             self._manager = new_plugin_manager()
         self._manager.register(plugin)
-        install(self._manager.hook)
+        self.install_observers()
 
     def _record_error(self, error: PluginError) -> None:
         if self.strict:
@@ -266,7 +272,9 @@ class Registry:
                 else f"no credentials ({' / '.join(spec.credential_env) or 'key'} not set)"
             )
             found.append(Candidate(spec, chosen_model, has_key, rank, tuple(reasons)))
-        found.sort(key=lambda c: (c.rank, not c.credentials))
+        # A provider that can be used (credentials present) beats one that cannot; among usable
+        # ones the preference order decides, then registration order (sort is stable).
+        found.sort(key=lambda c: (not c.credentials, c.rank))
         return found
 
     def select(
@@ -332,12 +340,17 @@ def get_registry() -> Registry:
     if _registry is None:
         with _registry_lock:
             if _registry is None:
-                _registry = Registry.discover()
+                registry = Registry.discover()
+                registry.install_observers()
+                _registry = registry
     return _registry
 
 
 def reset_registry() -> None:
     """Forget the process-wide registry (tests, or after installing a plugin)."""
     global _registry
+    from llm_core.observers import install
+
     with _registry_lock:
         _registry = None
+        install(None)

@@ -77,7 +77,8 @@ class RetryPolicy:
     def backoff(self, attempt: int) -> float:
         """The wait after failed attempt number ``attempt`` (1-based), jitter included."""
         base = min(self.max_delay, self.initial_delay * self.multiplier ** (attempt - 1))
-        return base + random.uniform(0, self.jitter * base)  # noqa: S311 - jitter, not crypto
+        jittered = base + random.uniform(0, self.jitter * base)  # noqa: S311 - jitter, not crypto
+        return min(self.max_delay, jittered)
 
     def wait_for(self, attempt: int, error: BaseException | None) -> float:
         if self.respect_retry_after and isinstance(error, RateLimitError) and error.retry_after is not None:

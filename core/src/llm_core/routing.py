@@ -18,9 +18,10 @@ from llm_core.capabilities import (
     VisionCapable,
     text_only,
 )
+from llm_core.decisions import DecisionResponse
 from llm_core.errors import ConfigurationError, LLMError, NoMatchingProviderError, UnsupportedFeatureError
 from llm_core.features import Feature, parse_features
-from llm_core.responses import CompletionResponse
+from llm_core.responses import CompletionResponse, EmbeddingResponse, ImageResponse
 from llm_core.streaming import StreamEvent, StreamEventType
 
 if TYPE_CHECKING:
@@ -58,6 +59,9 @@ _CALL_FEATURES: dict[str, frozenset[Feature]] = {
     "generate_image": frozenset({Feature.IMAGE}),
     "decide": frozenset({Feature.DECISION}),
 }
+
+
+_RESPONSE_TYPES = (CompletionResponse, EmbeddingResponse, ImageResponse, DecisionResponse)
 
 
 def should_fall_back(error: LLMError) -> bool:
@@ -139,7 +143,7 @@ class Router:
 
     def _answered(self, identifier: str, result: T, errors: dict[str, LLMError]) -> T:
         self.last_provider = identifier
-        metadata = getattr(result, "metadata", None)
+        metadata = getattr(result, "metadata", None) if isinstance(result, _RESPONSE_TYPES) else None
         if isinstance(metadata, dict):
             metadata["answered_by"] = identifier
             metadata["fallback_from"] = list(errors)
