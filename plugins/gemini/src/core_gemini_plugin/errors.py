@@ -1,0 +1,184 @@
+"""google-genai and httpx2 exceptions → the llm-core error taxonomy.
+
+Covers ``google.genai.errors.APIError`` (``ClientError``/``ServerError``: generate, stream,
+embed, list, Imagen), the status-code errors of the decisions surface
+(``google.genai._interactions``), httpx2 timeouts and transport failures, and local SDK
+validation errors. A 429 carries the delay of its ``google.rpc.RetryInfo`` detail (or a
+``Retry-After`` header) as ``RateLimitError.retry_after``. The core chains the original.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from llm_core.errors import (
+    AuthenticationError,
+    ContextLengthExceededError,
+    InvalidInputError,
+    InvalidRequestError,
+    InvalidResponseError,
+    LLMError,
+    NotFoundError,
+    PermissionDeniedError,
+    ProviderConnectionError,
+    ProviderError,
+    ProviderTimeoutError,
+    RateLimitError,
+    ServerError,
+)
+
+PROVIDER = "gemini"
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)s\s*$")
+_KEY_REASONS = frozenset({"API_KEY_INVALID", "API_KEY_EXPIRED", "API_KEY_SERVICE_BLOCKED"})
+
+
+def error_details(body: Any) -> tuple[str | None, list[Mapping[str, Any]]]:
+    """``(message, details)`` of a Google error body ``{"error": {"message", "details": […]}}``."""
+    if isinstance(body, list) and len(body) == 1:
+        body = body[0]
+    if not isinstance(body, Mapping):
+        return (body if isinstance(body, str) and body else None), []
+    inner = body.get("error", body)
+    if not isinstance(inner, Mapping):
+        return None, []
+    details = inner.get("details")
+    found = [d for d in details if isinstance(d, Mapping)] if isinstance(details, list) else []
+    message = inner.get("message")
+    return (message if isinstance(message, str) else None), found
+
+
+def retry_delay(details: Sequence[Mapping[str, Any]], headers: Mapping[str, str] | None = None) -> float | None:
+    """Seconds to wait: ``RetryInfo.retryDelay`` (``"36s"``, ``"1.5s"``), else ``Retry-After``."""
+    for detail in details:
+        if str(detail.get("@type", "")).endswith("google.rpc.RetryInfo"):
+            match = _DURATION.match(str(detail.get("retryDelay", "")))
+            if match:
+                return float(match.group(1))
+    value = (headers or {}).get("retry-after")
+    if value is not None:
+        try:
+            return max(float(value), 0.0)
+        except ValueError:
+            return None
+    return None
+
+
+def error_for_status(
+    code: int | None,
+    status: str | None,
+    message: str | None,
+    details: Sequence[Mapping[str, Any]] = (),
+    headers: Mapping[str, str] | None = None,
+) -> LLMError:
+    """The taxonomy error for a Gemini HTTP error (status code, RPC status, message, details)."""
+    text = f"Gemini {status or 'error'} ({code}): {message or 'no message'}"
+    reasons = {str(d.get("reason")) for d in details if d.get("reason")}
+    lowered = (message or "").lower()
+    if reasons & _KEY_REASONS or (code in (400, 401) and "api key" in lowered):
+        return AuthenticationError(f"the API key was rejected: {text}", provider=PROVIDER, status_code=code)
+    if code == 401:
+        return AuthenticationError(text, provider=PROVIDER, status_code=code)
+    if code == 403:
+        return PermissionDeniedError(text, provider=PROVIDER, status_code=code)
+    if code == 404:
+        return NotFoundError(text, provider=PROVIDER, status_code=code)
+    if code == 429:
+        return RateLimitError(text, provider=PROVIDER, status_code=code, retry_after=retry_delay(details, headers))
+    if code in (408, 504) or status == "DEADLINE_EXCEEDED":
+        return ProviderTimeoutError(text, provider=PROVIDER, status_code=code)
+    if code is not None and 500 <= code < 600:
+        return ServerError(text, provider=PROVIDER, status_code=code)
+    if code == 400 and "token" in lowered and ("exceed" in lowered or "too long" in lowered):
+        return ContextLengthExceededError(text, provider=PROVIDER, status_code=code)
+    if code is not None and 400 <= code < 500:
+        return InvalidRequestError(text, provider=PROVIDER, status_code=code)
+    return ProviderError(text, provider=PROVIDER, status_code=code)
+
+
+def _headers(response: Any) -> dict[str, str]:
+    headers = getattr(response, "headers", None)
+    if headers is None:
+        return {}
+    try:
+        return {str(k).lower(): str(v) for k, v in headers.items()}
+    except (AttributeError, TypeError):
+        return {}
+
+
+def map_error(error: BaseException) -> LLMError:
+    """Map any exception raised while calling the SDK."""
+    if isinstance(error, LLMError):
+        return error
+    from google.genai import errors as genai_errors
+
+    if isinstance(error, genai_errors.APIError):
+        message, details = error_details(error.details)
+        return error_for_status(error.code, error.status, error.message or message, details,
+                                _headers(error.response))
+    if isinstance(error, genai_errors.ContinuationInterruptedError) and error.__cause__ is not None:
+        return map_error(error.__cause__)
+    mapped = _map_decision_error(error) or _map_transport_error(error)
+    if mapped is not None:
+        return mapped
+    if isinstance(error, json.JSONDecodeError):
+        return InvalidResponseError(f"Gemini sent a body that is not JSON: {error}", provider=PROVIDER)
+    auth = _map_auth_error(error)
+    if auth is not None:
+        return auth
+    import pydantic
+
+    if isinstance(error, pydantic.ValidationError | ValueError | TypeError):
+        return InvalidInputError(f"the google-genai SDK refused the request: {error}", provider=PROVIDER)
+    return ProviderError(f"{type(error).__name__}: {error}", provider=PROVIDER)
+
+
+def _map_decision_error(error: BaseException) -> LLMError | None:
+    """The status-code errors raised by ``client.decisions`` (``google.genai._interactions``)."""
+    try:
+        from google.genai import _interactions as decision_errors
+    except ImportError:  # pragma: no cover - older SDKs have no decisions surface
+        return None
+    if isinstance(error, decision_errors.APITimeoutError):
+        return ProviderTimeoutError(f"the Gemini decision request timed out: {error}", provider=PROVIDER)
+    if isinstance(error, decision_errors.APIConnectionError):
+        return ProviderConnectionError(f"cannot reach Gemini: {error}", provider=PROVIDER)
+    if isinstance(error, decision_errors.APIError):
+        body = error.body
+        if isinstance(body, str):
+            with contextlib.suppress(ValueError):
+                body = json.loads(body)
+        message, details = error_details(body)
+        inner = body.get("error") if isinstance(body, Mapping) else None
+        status = inner.get("status") if isinstance(inner, Mapping) else None
+        return error_for_status(error.status_code, status if isinstance(status, str) else None,
+                                message or error.message, details, _headers(getattr(error, "response", None)))
+    return None
+
+
+def _map_transport_error(error: BaseException) -> LLMError | None:
+    for module in ("httpx2", "httpx"):
+        try:
+            http = __import__(module)
+        except ImportError:
+            continue
+        if isinstance(error, http.TimeoutException):
+            return ProviderTimeoutError(f"the Gemini request timed out ({type(error).__name__})", provider=PROVIDER)
+        if isinstance(error, http.TransportError):
+            return ProviderConnectionError(f"cannot reach Gemini: {type(error).__name__}: {error}", provider=PROVIDER)
+    return None
+
+
+def _map_auth_error(error: BaseException) -> LLMError | None:
+    try:
+        from google.auth import exceptions as auth_exceptions
+    except ImportError:  # pragma: no cover - google-auth comes with google-genai
+        return None
+    if isinstance(error, auth_exceptions.TransportError):
+        return ProviderConnectionError(f"cannot reach Google's auth service: {error}", provider=PROVIDER)
+    if isinstance(error, auth_exceptions.GoogleAuthError):
+        return AuthenticationError(f"Google Cloud credentials are missing or invalid: {error}", provider=PROVIDER)
+    return None

@@ -1,0 +1,76 @@
+"""The Gemini model catalogue: which model does what. Imports no SDK.
+
+``extra`` keys used by the plugin:
+
+- ``thinking``: ``"budget"`` (Gemini 2.5: ``thinking_budget``) or ``"level"`` (Gemini 3 and
+  later: ``thinking_level``; a budget is still accepted);
+- ``api``: ``"imagen"`` for Imagen models (``models.generate_images`` on Vertex AI) — other
+  image models answer ``generate_content`` with ``response_modalities=["IMAGE"]``;
+- ``native_decisions``: the model serves ``client.decisions.create``; every other text model
+  answers decisions through structured output (probability kind ``"none"``).
+"""
+
+from __future__ import annotations
+
+from llm_core.features import Feature
+from llm_core.specs import ModelInfo
+
+TEXT_FEATURES = frozenset({
+    Feature.CHAT, Feature.COMPLETION, Feature.STREAMING, Feature.TOOLS, Feature.VISION,
+    Feature.DOCUMENTS, Feature.JSON_MODE, Feature.THINKING, Feature.DECISION,
+})
+IMAGE_MODEL_FEATURES = frozenset({
+    Feature.IMAGE, Feature.CHAT, Feature.COMPLETION, Feature.STREAMING, Feature.VISION,
+})
+
+DEFAULT_MODEL = "gemini-2.5-flash"
+DEFAULT_IMAGEN_MODEL = "imagen-4.0-generate-001"
+
+
+def _text(model_id: str, description: str, thinking: str) -> ModelInfo:
+    return ModelInfo(model_id, TEXT_FEATURES, description, extra={"thinking": thinking})
+
+
+MODELS: tuple[ModelInfo, ...] = (
+    _text("gemini-2.5-flash", "Fast hybrid reasoning model, 1M context, thinking budgets.", "budget"),
+    _text("gemini-2.5-pro", "Most capable 2.5 model for coding and complex reasoning.", "budget"),
+    _text("gemini-2.5-flash-lite", "Smallest, most cost-effective 2.5 model.", "budget"),
+    _text("gemini-3-flash-preview", "Gemini 3 Flash (preview).", "level"),
+    _text("gemini-3.1-pro-preview", "Gemini 3.1 Pro (preview): deep reasoning, multimodal.", "level"),
+    _text("gemini-3.1-flash-lite", "Gemini 3.1 Flash-Lite: high-volume, low-cost.", "level"),
+    _text("gemini-3.5-flash", "Gemini 3.5 Flash.", "level"),
+    _text("gemini-3.8-flash", "Gemini 3.8 Flash: long-horizon agents and coding.", "level"),
+    ModelInfo("gemini-2.5-flash-image", IMAGE_MODEL_FEATURES, "Native image generation and editing (1K)."),
+    ModelInfo("gemini-3-pro-image", IMAGE_MODEL_FEATURES, "Gemini 3 Pro Image: up to 4K output."),
+    ModelInfo("gemini-3.1-flash-image", IMAGE_MODEL_FEATURES, "Gemini 3.1 Flash Image."),
+    ModelInfo("imagen-4.0-generate-001", {Feature.IMAGE}, "Imagen 4 (Vertex AI predict endpoint).",
+              extra={"api": "imagen"}),
+    ModelInfo("imagen-4.0-fast-generate-001", {Feature.IMAGE}, "Imagen 4 Fast (Vertex AI predict endpoint).",
+              extra={"api": "imagen"}),
+    ModelInfo("gemini-embedding-001", {Feature.EMBEDDINGS}, "Text embeddings (3072 dimensions, MRL-truncatable)."),
+    ModelInfo("gemini-embedding-2", {Feature.EMBEDDINGS}, "Multimodal embeddings."),
+    ModelInfo("decisions-prerelease", {Feature.DECISION}, "Native calibrated decisions (client.decisions).",
+              extra={"native_decisions": True}),
+)
+
+PROVIDER_FEATURES = frozenset().union(*(m.features for m in MODELS))
+
+
+def model_info(model: str) -> ModelInfo | None:
+    """The catalogue entry for ``model`` (``models/`` prefix ignored)."""
+    wanted = model.removeprefix("models/")
+    return next((m for m in MODELS if m.id == wanted), None)
+
+
+def is_imagen(model: str) -> bool:
+    """Imagen models go to ``generate_images``; unknown ``imagen-*`` names count too."""
+    info = model_info(model)
+    if info is not None:
+        return info.extra.get("api") == "imagen"
+    return model.removeprefix("models/").startswith("imagen-")
+
+
+def thinking_style(model: str) -> str | None:
+    """``"budget"``, ``"level"`` or ``None`` (unknown model or one that does not think)."""
+    info = model_info(model)
+    return None if info is None else info.extra.get("thinking")

@@ -1,0 +1,282 @@
+"""Pure parsing of google-genai responses into llm-core results.
+
+Text and thinking follow SPEC §1: only the first candidate is read, ``thought is True`` parts are
+native thinking, the visible text goes once through ``<think>`` extraction
+(:func:`llm_core.thinking.split_text_parts`). Thought signatures and the model's parts are kept
+in ``metadata`` so that the next turn can send them back unchanged (SPEC §1.8).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from llm_core.errors import ContentFilteredError, InvalidResponseError
+from llm_core.messages import ChatMessage, Role
+from llm_core.requests import ChatRequest, EmbeddingRequest, ImageRequest
+from llm_core.responses import (
+    FINISH_CONTENT_FILTER,
+    FINISH_LENGTH,
+    FINISH_STOP,
+    FINISH_TOOL_CALLS,
+    CompletionResponse,
+    EmbeddingResponse,
+    ImageResponse,
+    Usage,
+)
+from llm_core.streaming import StreamMetadata
+from llm_core.thinking import split_text_parts
+from llm_core.tools import ToolCall
+
+if TYPE_CHECKING:
+    from google.genai import types
+
+PROVIDER = "gemini"
+#: Finish reasons that mean the provider's filters stopped the answer (SPEC §1.7).
+BLOCKING_FINISH_REASONS = frozenset({
+    "SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "IMAGE_SAFETY",
+    "IMAGE_PROHIBITED_CONTENT", "IMAGE_RECITATION", "MODEL_ARMOR",
+})
+
+
+# -- small pieces shared with the stream parser ----------------------------------------------
+
+
+def enum_name(value: Any) -> str | None:
+    """``FinishReason.STOP`` / ``"STOP"`` → ``"STOP"``; unset → ``None``."""
+    if value is None:
+        return None
+    name = getattr(value, "value", value)
+    return str(name).upper() or None
+
+
+def finish_reason(raw: Any, *, has_tool_calls: bool = False) -> str:
+    """Gemini's finish reason in the common vocabulary (SPEC §1.7)."""
+    name = enum_name(raw)
+    if name in (None, "FINISH_REASON_UNSPECIFIED", "STOP"):
+        return FINISH_TOOL_CALLS if has_tool_calls else FINISH_STOP
+    if name == "MAX_TOKENS":
+        return FINISH_LENGTH
+    if name in BLOCKING_FINISH_REASONS:
+        return FINISH_CONTENT_FILTER
+    assert name is not None
+    return name.lower()
+
+
+def usage_from(metadata: types.GenerateContentResponseUsageMetadata | None) -> Usage:
+    if metadata is None:
+        return Usage()
+    return Usage(
+        prompt_tokens=metadata.prompt_token_count or 0,
+        completion_tokens=metadata.candidates_token_count or 0,
+        total_tokens=metadata.total_token_count or 0,
+        thinking_tokens=metadata.thoughts_token_count,
+    )
+
+
+def raise_if_prompt_blocked(response: types.GenerateContentResponse) -> None:
+    """A prompt the safety system blocked (no candidates, ``promptFeedback.blockReason``)."""
+    feedback = response.prompt_feedback
+    reason = enum_name(feedback.block_reason) if feedback is not None else None
+    if feedback is not None and reason and reason != "BLOCKED_REASON_UNSPECIFIED":
+        detail = f": {feedback.block_reason_message}" if feedback.block_reason_message else ""
+        raise ContentFilteredError(f"Gemini blocked the prompt ({reason}){detail}", provider=PROVIDER)
+
+
+def tool_call_id(response_id: str | None, index: int, name: str, args: Any) -> str:
+    """A stable id for a function call Gemini sent without one (same response → same id)."""
+    seed = json.dumps([response_id, index, name, args], sort_keys=True, default=str)
+    return "call_" + hashlib.sha256(seed.encode()).hexdigest()[:24]
+
+
+def b64(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")
+
+
+def first_parts(response: types.GenerateContentResponse) -> list[types.Part]:
+    candidates = response.candidates or []
+    content = candidates[0].content if candidates else None
+    return list(content.parts or []) if content is not None else []
+
+
+def text_parts(parts: Iterable[types.Part]) -> list[tuple[str, bool]]:
+    """``(text, is_thought)`` for every part whose ``text`` is a string (SPEC §1.1-1.2)."""
+    return [(p.text, p.thought is True) for p in parts if isinstance(p.text, str)]
+
+
+class PartLog:
+    """Collects a model turn's parts as replay data (``gemini_parts``), thought signatures and
+    tool calls. Consecutive streamed text pieces of the same kind merge into one part."""
+
+    def __init__(self, response_id: str | None = None) -> None:
+        self.response_id = response_id
+        self.parts: list[dict[str, Any]] = []
+        self.tool_calls: list[ToolCall] = []
+
+    def add(self, part: types.Part, *, merge_text: bool = False) -> ToolCall | None:
+        signature = b64(part.thought_signature) if part.thought_signature else None
+        call = part.function_call
+        if call is not None:
+            name = call.name or ""
+            args = dict(call.args or {})
+            ident = call.id or tool_call_id(self.response_id, len(self.tool_calls), name, args)
+            tool_call = ToolCall(id=ident, name=name, arguments=args)
+            self.tool_calls.append(tool_call)
+            self._append({"function_call": {"id": ident, "name": name, "args": args}}, signature)
+            return tool_call
+        if isinstance(part.text, str):
+            thought = part.thought is True
+            last = self.parts[-1] if self.parts else None
+            if (merge_text and last is not None and "text" in last
+                    and last.get("thought", False) == thought and "thought_signature" not in last):
+                last["text"] += part.text
+                if signature:
+                    last["thought_signature"] = signature
+                return None
+            self._append({"text": part.text, **({"thought": True} if thought else {})}, signature)
+            return None
+        if part.inline_data is not None and part.inline_data.data is not None:
+            blob = {"data": b64(part.inline_data.data), "mime_type": part.inline_data.mime_type}
+            self._append({"inline_data": blob}, signature)
+        return None
+
+    def _append(self, saved: dict[str, Any], signature: str | None) -> None:
+        if signature:
+            saved["thought_signature"] = signature
+        self.parts.append(saved)
+
+    def signatures(self) -> list[dict[str, Any]]:
+        """``[{"part", "kind", "signature", "tool_call_id"?}]`` for every signed part."""
+        found: list[dict[str, Any]] = []
+        for index, part in enumerate(self.parts):
+            if "thought_signature" not in part:
+                continue
+            entry: dict[str, Any] = {"part": index, "signature": part["thought_signature"]}
+            if "function_call" in part:
+                entry.update(kind="function_call", tool_call_id=part["function_call"]["id"])
+            elif "text" in part:
+                entry["kind"] = "thought" if part.get("thought") else "text"
+            else:
+                entry["kind"] = "other"
+            found.append(entry)
+        return found
+
+    def replay_metadata(self) -> dict[str, Any]:
+        return {"gemini_parts": self.parts, "thought_signatures": self.signatures()}
+
+
+# -- chat ---------------------------------------------------------------------------------------
+
+
+def parse_chat_response(raw: types.GenerateContentResponse, request: ChatRequest) -> CompletionResponse:
+    """A ``generate_content`` response → :class:`CompletionResponse` (SPEC §1)."""
+    raise_if_prompt_blocked(raw)
+    if not raw.candidates:
+        raise InvalidResponseError("Gemini returned no candidates", provider=PROVIDER)
+    candidate = raw.candidates[0]
+    parts = first_parts(raw)
+    content, thinking = split_text_parts(text_parts(parts))
+    log = PartLog(raw.response_id)
+    for part in parts:
+        log.add(part)
+    metadata: dict[str, Any] = {
+        "response_id": raw.response_id,
+        "model_version": raw.model_version,
+        "finish_reason": enum_name(candidate.finish_reason),
+        **log.replay_metadata(),
+    }
+    if candidate.finish_message:
+        metadata["finish_message"] = candidate.finish_message
+    if candidate.safety_ratings:
+        metadata["safety_ratings"] = [r.model_dump(mode="json", exclude_none=True) for r in candidate.safety_ratings]
+    return CompletionResponse(
+        content=content,
+        thinking=thinking,
+        model=raw.model_version or request.model,
+        provider=PROVIDER,
+        usage=usage_from(raw.usage_metadata),
+        finish_reason=finish_reason(candidate.finish_reason, has_tool_calls=bool(log.tool_calls)),
+        tool_calls=log.tool_calls or None,
+        metadata=metadata,
+    )
+
+
+def assistant_message(response: CompletionResponse | StreamMetadata, text: str | None = None) -> ChatMessage:
+    """The assistant turn to put back into the conversation, with the Gemini parts and thought
+    signatures that the next request must replay (tool loops on thinking models need them).
+
+    For a stream pass its final :class:`StreamMetadata` and the streamed response text.
+    """
+    if isinstance(response, CompletionResponse):
+        content, calls, source = response.content, response.tool_calls, response.metadata
+    else:
+        content, calls, source = text or "", response.tool_calls, response.extra
+    metadata = {k: source[k] for k in ("gemini_parts", "thought_signatures") if k in source}
+    return ChatMessage(role=Role.ASSISTANT, content=content, tool_calls=calls or None, metadata=metadata)
+
+
+# -- embeddings ------------------------------------------------------------------------------
+
+
+def parse_embedding_response(raw: types.EmbedContentResponse, request: EmbeddingRequest) -> EmbeddingResponse:
+    vectors = [list(e.values or []) for e in raw.embeddings or []]
+    if len(vectors) != len(request.inputs) or any(not v for v in vectors):
+        raise InvalidResponseError(
+            f"Gemini returned {len(vectors)} embeddings for {len(request.inputs)} inputs", provider=PROVIDER
+        )
+    usage = Usage()
+    if raw.usage_metadata is not None:
+        usage = Usage(prompt_tokens=raw.usage_metadata.prompt_token_count or 0,
+                      total_tokens=raw.usage_metadata.total_token_count or 0)
+    metadata: dict[str, Any] = {}
+    if raw.truncated is not None:
+        metadata["truncated"] = raw.truncated
+    return EmbeddingResponse(vectors=vectors, model=request.model, provider=PROVIDER, usage=usage, metadata=metadata)
+
+
+# -- images ----------------------------------------------------------------------------------
+
+
+def parse_image_response(raw: types.GenerateContentResponse, request: ImageRequest) -> ImageResponse:
+    """The first inline-data image (SPEC §4.5); its MIME type, else the requested one."""
+    raise_if_prompt_blocked(raw)
+    parts = first_parts(raw)
+    for part in parts:
+        blob = part.inline_data
+        if blob is None or not blob.data:
+            continue
+        if blob.mime_type and not blob.mime_type.startswith("image/"):
+            continue
+        text = "".join(t for t, thought in text_parts(parts) if not thought)
+        return ImageResponse(
+            data=blob.data, mime_type=blob.mime_type or request.mime_type, model=raw.model_version or request.model,
+            provider=PROVIDER, usage=usage_from(raw.usage_metadata),
+            metadata={"text": text or None, "response_id": raw.response_id},
+        )
+    reason = enum_name(raw.candidates[0].finish_reason) if raw.candidates else None
+    text = "".join(t for t, thought in text_parts(parts) if not thought)
+    if reason in BLOCKING_FINISH_REASONS:
+        raise ContentFilteredError(f"Gemini's filters stopped the image ({reason})", provider=PROVIDER)
+    said = f"; it answered: {text[:200]!r}" if text else ""
+    raise InvalidResponseError(
+        f"Gemini returned no image (finish reason {reason or 'none'}){said}", provider=PROVIDER, raw=text or None
+    )
+
+
+def parse_imagen_response(raw: types.GenerateImagesResponse, request: ImageRequest) -> ImageResponse:
+    """The first generated image (SPEC §4.6)."""
+    images: Sequence[types.GeneratedImage] = raw.generated_images or []
+    for generated in images:
+        image = generated.image
+        if image is not None and image.image_bytes:
+            return ImageResponse(
+                data=image.image_bytes, mime_type=image.mime_type or request.mime_type, model=request.model,
+                provider=PROVIDER, revised_prompt=generated.enhanced_prompt,
+            )
+    reasons = [g.rai_filtered_reason for g in images if g.rai_filtered_reason]
+    if reasons:
+        raise ContentFilteredError(f"Imagen filtered the image: {reasons[0]}", provider=PROVIDER)
+    raise InvalidResponseError("Imagen returned no image", provider=PROVIDER)

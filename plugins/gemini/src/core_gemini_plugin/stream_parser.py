@@ -1,0 +1,77 @@
+"""Incremental parsing of ``generate_content_stream`` chunks into stream events (SPEC §3).
+
+Each chunk's text parts become TOKEN events at once (thought parts as ``…_THINKING``, the rest
+as ``…_RESPONSE``, by the call context); nothing is buffered except the small replay record.
+Usage and stop reason come from the last chunk that carries them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from core_gemini_plugin.response_parser import (
+    PROVIDER,
+    PartLog,
+    enum_name,
+    finish_reason,
+    raise_if_prompt_blocked,
+)
+from llm_core.errors import InvalidResponseError
+from llm_core.requests import ChatRequest
+from llm_core.streaming import StreamEvent, StreamMetadata, TokenType
+
+if TYPE_CHECKING:
+    from google.genai import types
+
+
+class GeminiStreamParser:
+    """Feeds on ``GenerateContentResponse`` chunks; :meth:`finish` gives the metadata."""
+
+    def __init__(self, request: ChatRequest) -> None:
+        self._context = request.call_context
+        self._log = PartLog()
+        self._usage: types.GenerateContentResponseUsageMetadata | None = None
+        self._finish: Any = None
+        self._model: str | None = None
+        self._response_id: str | None = None
+
+    def feed(self, chunk: types.GenerateContentResponse) -> Sequence[StreamEvent]:
+        raise_if_prompt_blocked(chunk)
+        if chunk.response_id and self._response_id is None:
+            self._response_id = self._log.response_id = chunk.response_id
+        if chunk.model_version:
+            self._model = chunk.model_version
+        if chunk.usage_metadata is not None:
+            self._usage = chunk.usage_metadata
+        if not chunk.candidates:
+            return ()
+        candidate = chunk.candidates[0]
+        if candidate.finish_reason is not None:
+            self._finish = candidate.finish_reason
+        parts = candidate.content.parts if candidate.content is not None and candidate.content.parts else []
+        events: list[StreamEvent] = []
+        for part in parts:
+            self._log.add(part, merge_text=True)
+            if isinstance(part.text, str) and part.text:
+                kind = TokenType.for_chunk(thinking=part.thought is True, context=self._context)
+                events.append(StreamEvent.token(part.text, kind))
+        return events
+
+    def finish(self) -> StreamMetadata:
+        if self._finish is None:
+            raise InvalidResponseError("the Gemini stream ended without a finish reason (cut off)",
+                                       provider=PROVIDER)
+        usage = self._usage
+        calls = self._log.tool_calls
+        return StreamMetadata(
+            input_tokens=usage.prompt_token_count if usage else None,
+            output_tokens=usage.candidates_token_count if usage else None,
+            thinking_tokens=usage.thoughts_token_count if usage else None,
+            stop_reason=finish_reason(self._finish, has_tool_calls=bool(calls)),
+            model=self._model,
+            trace_id=self._response_id,
+            raw_usage=usage.model_dump(mode="json", exclude_none=True) if usage else None,
+            tool_calls=calls or None,
+            extra={"finish_reason": enum_name(self._finish), **self._log.replay_metadata()},
+        )

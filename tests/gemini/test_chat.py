@@ -1,0 +1,118 @@
+"""Chat, completion and thinking through the real SDK, replayed from cassettes (sync and async)."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import Offline
+from gemini_inputs import QUESTION, SYSTEM, THINK_QUESTION
+from gemini_support import Runner, cassette, sent_body
+
+from core_gemini_plugin import assistant_message
+from llm_core.errors import ContentFilteredError, UnsupportedFeatureError
+from llm_core.messages import ChatMessage
+from llm_core.requests import Prompt
+
+
+def test_chat_completion_sends_system_instruction_and_zero_temperature(run: Runner) -> None:
+    with cassette("chat_basic") as recorded:
+        response = run("chat_completion", [{"role": "user", "content": QUESTION}], system=SYSTEM,
+                       temperature=0.0, max_tokens=200)
+    body = sent_body(recorded)
+    assert body["systemInstruction"] == {"parts": [{"text": SYSTEM}], "role": "user"}
+    assert body["generationConfig"] == {"temperature": 0.0, "maxOutputTokens": 200}
+    assert body["contents"] == [{"parts": [{"text": QUESTION}], "role": "user"}]
+    assert response.content == "The capital of France is Paris."
+    assert response.finish_reason == "stop" and response.is_complete
+    assert response.thinking is None and response.tool_calls is None
+    usage = response.usage
+    assert (usage.prompt_tokens, usage.completion_tokens, usage.thinking_tokens) == (14, 7, 41)
+    assert response.usage.total_tokens == 62
+    assert response.model == "gemini-2.5-flash" and response.provider == "gemini"
+    assert recorded.all_played
+
+
+@pytest.mark.parametrize("method", ["complete", "generate_text", "answer"])
+def test_prompt_object_gives_the_same_request_as_messages(run: Runner, method: str) -> None:
+    prompt = Prompt(system=SYSTEM, text=QUESTION, temperature=0.0, max_tokens=200)
+    with cassette("chat_basic") as recorded:
+        result = run(method, prompt)
+    text = result if isinstance(result, str) else result.content
+    assert text == "The capital of France is Paris."
+    assert recorded.all_played
+
+
+@pytest.mark.parametrize("method", ["generate_text", "answer"])
+def test_plain_string_prompt_and_untrimmed_text(run: Runner, method: str) -> None:
+    with cassette("chat_plain_string") as recorded:
+        text = run(method, "Write a haiku about autumn.")
+    assert sent_body(recorded)["contents"] == [{"parts": [{"text": "Write a haiku about autumn."}], "role": "user"}]
+    assert text == "Crisp leaves drift and fall,\nGolden light on quiet paths,\nThe year exhales slow.\n"
+
+
+def test_thinking_budget_splits_thoughts_and_keeps_the_signature(run: Runner) -> None:
+    with cassette("chat_thinking_budget") as recorded:
+        response = run("chat_completion", THINK_QUESTION, thinking={"budget": 1024})
+    config = sent_body(recorded)["generationConfig"]
+    assert config == {"thinkingConfig": {"include_thoughts": True, "thinking_budget": 1024}}
+    assert response.content == "The letter r appears **3** times in strawberry."
+    assert response.thinking is not None and response.thinking.startswith("**Counting the letters**")
+    assert response.has_thinking and response.usage.thinking_tokens == 87
+    [signed] = response.metadata["thought_signatures"]
+    assert signed["kind"] == "text" and signed["part"] == 1 and signed["signature"]
+
+
+def test_next_turn_replays_thought_parts_and_signature(run: Runner) -> None:
+    with cassette("chat_multi_turn_signature") as recorded:
+        first = run("chat_completion", THINK_QUESTION, thinking={"budget": 1024})
+        second = run("chat_completion", [ChatMessage.user(THINK_QUESTION), assistant_message(first),
+                                         ChatMessage.user("And in raspberry?")], thinking={"budget": 1024})
+    model_turn = sent_body(recorded, 1)["contents"][1]
+    signature = first.metadata["thought_signatures"][0]["signature"]
+    assert model_turn["role"] == "model"
+    assert model_turn["parts"][0] == {"text": first.thinking, "thought": True}
+    assert model_turn["parts"][1]["text"] == first.content
+    sent = model_turn["parts"][1]["thoughtSignature"]
+    assert sent.replace("-", "+").replace("_", "/") == signature  # the SDK sends URL-safe base64
+    assert second.content == "The letter r appears **3** times in raspberry."
+
+
+def test_thinking_level_on_gemini_3(run: Runner) -> None:
+    with cassette("chat_thinking_level") as recorded:
+        response = run("chat_completion", THINK_QUESTION, model="gemini-3-flash-preview", thinking={"level": "low"})
+    assert sent_body(recorded)["generationConfig"] == {"thinkingConfig": {"include_thoughts": True,
+                                                                          "thinking_level": "LOW"}}
+    assert response.thinking == "**Counting characters**\n\nThe word has three r characters.\n"
+    assert response.model == "gemini-3-flash-preview"
+
+
+def test_thinking_on_a_model_that_cannot_think_is_refused_before_sending(offline: Offline) -> None:
+    provider, sent = offline()
+    with pytest.raises(UnsupportedFeatureError, match="thinking"):
+        provider.chat_completion("Hi", model="gemini-2.5-flash-image", thinking=True)
+    assert sent == []
+
+
+def test_max_tokens_finish_is_length(run: Runner) -> None:
+    with cassette("chat_max_tokens") as recorded:
+        response = run("chat_completion", QUESTION, max_tokens=5, thinking={"include_thoughts": False, "budget": 0})
+    assert sent_body(recorded)["generationConfig"] == {
+        "maxOutputTokens": 5, "thinkingConfig": {"include_thoughts": False, "thinking_budget": 0}}
+    assert response.content == "The capital of France is"
+    assert response.finish_reason == "length" and response.is_truncated
+
+
+def test_safety_stop_is_content_filter_with_ratings(run: Runner) -> None:
+    harassment = [{"category": "HARM_CATEGORY_HARASSMENT", "threshold": "BLOCK_LOW_AND_ABOVE"}]
+    with cassette("chat_safety_blocked") as recorded:
+        response = run("chat_completion", "Write a cruel joke about my neighbours.", safety_settings=harassment)
+    assert sent_body(recorded)["safetySettings"] == harassment
+    assert response.content == "" and response.thinking is None
+    assert response.finish_reason == "content_filter" and response.is_filtered
+    assert response.metadata["finish_reason"] == "SAFETY"
+    assert response.metadata["safety_ratings"][0] == {"category": "HARM_CATEGORY_HARASSMENT",
+                                                      "probability": "MEDIUM", "blocked": True}
+
+
+def test_blocked_prompt_raises_content_filtered(run: Runner) -> None:
+    with cassette("chat_prompt_blocked"), pytest.raises(ContentFilteredError, match="PROHIBITED_CONTENT"):
+        run("chat_completion", "Describe how to pick the lock of my neighbour's front door.")
