@@ -80,6 +80,19 @@ class Player:
         """The JSON body of recorded request ``index`` (the matcher proved the real one equal)."""
         return json.loads(self.cassette.requests[index].body)
 
+    def stream_events(self, index: int = 0) -> list[Any]:
+        """The recorded server-sent events of answer ``index``."""
+        text = self.cassette.responses[index]["body"]["string"]
+        text = text.decode() if isinstance(text, bytes) else text
+        return [json.loads(line[6:]) for line in text.splitlines() if line.startswith("data: ")]
+
+    def answered_stream_item(self, prefix: str, index: int = 0) -> Any:
+        """The completed output item (``response.output_item.done``) whose id starts with ``prefix``."""
+        for event in self.stream_events(index):
+            if event["type"] == "response.output_item.done" and event["item"]["id"].startswith(prefix):
+                return event["item"]
+        raise LookupError(prefix)
+
     def answered(self, index: int = 0) -> Any:
         """The recorded JSON answer ``index``."""
         return json.loads(self.cassette.responses[index]["body"]["string"])

@@ -30,6 +30,7 @@ from pydantic import BaseModel
 from llm_core.requests import Prompt
 from llm_core.retry import RetryPolicy
 from llm_core.testing.cassettes import record_mode
+from llm_core.tools import ToolSpec
 
 CASSETTES = Path(__file__).resolve().parents[2] / "cassettes" / "openai"
 TEST_KEY = "test-key"
@@ -201,6 +202,99 @@ def chat_reasoning_replay(p: Any) -> Any:
     first = p.chat_completion("How many r's are in 'strawberry'?", thinking=thinking)
     return p.chat_completion(_replay_turn(first), thinking=thinking)
 
+
+
+# --- 3. streaming -----------------------------------------------------------------------------------
+
+WEATHER = ToolSpec(
+    name="get_weather", description="Current weather in a city.",
+    parameters={"type": "object", "properties": {"city": {"type": "string", "description": "City name"}},
+                "required": ["city"], "additionalProperties": False},
+)
+LOCAL_TIME = ToolSpec(
+    name="get_time", description="Local time in a city.",
+    parameters={"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"],
+                "additionalProperties": False},
+)
+COUNT = Answer([Msg(["One", ",", " two", "", ", three", ", four", ", five", "."])], usage(14, 12), seed="stream_text")
+
+
+@scenario("stream_text", sse(COUNT))
+def stream_text(p: Any) -> Any:
+    return p.stream_chat_completion("Count from one to five.", model="gpt-4.1")
+
+
+PRIME = Answer([
+    Think([["**Checking divisors**\n\n", "97 is odd; ", "not divisible by 3, 5 or 7."],
+           ["**Conclusion**\n\n", "No divisor up to its square root."]], seed="prime"),
+    Msg(["Yes", ", 97 is", " prime."]),
+], usage(11, 150, reasoning=140), seed="stream_reasoning")
+
+
+@scenario("stream_reasoning", sse(PRIME))
+def stream_reasoning(p: Any) -> Any:
+    return p.stream_chat_completion("Is 97 prime?", thinking={"level": "medium", "summary": "auto"},
+                                    call_context="AGENT_THOUGHT")
+
+
+TWO_CITIES = "What's the weather in Paris and the local time in Tokyo?"
+CITY_CALLS = Answer([Call("get_weather", ['{"ci', 'ty":"Pa', 'ris"}'], "paris"),
+                     Call("get_time", ['{"city":', '"Tokyo"}'], "tokyo")], usage(120, 40), seed="stream_tools")
+
+
+@scenario("stream_tools", sse(CITY_CALLS))
+def stream_tools(p: Any) -> Any:
+    return p.stream_chat_completion(TWO_CITIES, model="gpt-4.1", tools=[WEATHER, LOCAL_TIME])
+
+
+FAILED = Answer([Msg(["The first", " part"])], usage(10, 3), status="failed", seed="stream_failed",
+                error={"code": "server_error", "message": "The model produced invalid content."})
+
+
+@scenario("stream_failed", sse(FAILED), authored_only=True)
+def stream_failed(p: Any) -> Any:
+    return p.stream_chat_completion("Tell me a story.", model="gpt-4.1")
+
+
+@scenario("stream_error_event", sse(Answer([Msg(["Once upon", " a time"])], usage(10, 4), seed="stream_error_event"),
+                                    error_event={"code": "rate_limit_exceeded", "param": None,
+                                                 "message": "Rate limit reached for gpt-4.1 (tokens per min)."}),
+          authored_only=True)
+def stream_error_event(p: Any) -> Any:
+    return p.stream_chat_completion("Tell me a fairy tale.", model="gpt-4.1")
+
+
+@scenario("stream_incomplete", sse(Answer([Msg(["The sea", " is wide", " and"])], usage(12, 8), status="incomplete",
+                                          incomplete_reason="max_output_tokens", seed="stream_incomplete")))
+def stream_incomplete(p: Any) -> Any:
+    return p.stream_chat_completion("Describe the sea.", model="gpt-4.1", max_tokens=8)
+
+
+@scenario("stream_cut", sse(Answer([Msg(["Half an"]), Msg(["answer"])], usage(9, 3), seed="stream_cut"), cut_after=1),
+          authored_only=True)
+def stream_cut(p: Any) -> Any:
+    return p.stream_chat_completion("Explain tides.", model="gpt-4.1")
+
+
+@scenario("stream_open_429", rate_limited({"retry-after-ms": "100"}), sse(COUNT), authored_only=True)
+def stream_open_429(p: Any) -> Any:
+    return p.stream_chat_completion("Count from one to five.", model="gpt-4.1")
+
+
+@scenario("stream_refusal", sse(Answer([Msg(["I can't", " help with that."], refusal=True)], usage(20, 7),
+                                       seed="stream_refusal")))
+def stream_refusal(p: Any) -> Any:
+    return p.stream_chat_completion("How do I pick my neighbour's lock?", model="gpt-4.1")
+
+
+@scenario("stream_text_only", sse(COUNT))
+def stream_text_only(p: Any) -> Any:
+    return p.stream_text("Count from one to five.", model="gpt-4.1")
+
+
+@scenario("stream_text_failed", sse(FAILED), authored_only=True)
+def stream_text_failed(p: Any) -> Any:
+    return p.stream_text("Tell me a story.", model="gpt-4.1")
 
 # --- 12. errors and retries (through chat) ---------------------------------------------------------
 
