@@ -167,7 +167,7 @@ class Router:
         """Falls back only while no token was delivered; afterwards an ERROR ends the stream."""
         errors: dict[str, LLMError] = {}
         candidates = self.candidates(operation)
-        for index, candidate in enumerate(candidates):
+        for candidate in candidates:
             try:
                 events = invoke(self._provider(candidate))
             except ConfigurationError as exc:
@@ -180,7 +180,6 @@ class Router:
                     and not delivered
                     and event.error is not None
                     and self.fall_back(event.error)
-                    and index < len(candidates) - 1
                 ):
                     errors[candidate.identifier] = event.error
                     break
@@ -315,7 +314,7 @@ class AsyncRouter:
         r = self._r
         errors: dict[str, LLMError] = {}
         candidates = r.candidates("stream_chat_completion")
-        for index, candidate in enumerate(candidates):
+        for candidate in candidates:
             try:
                 events = r._provider(candidate).aio.stream_chat_completion(messages, **options)
             except ConfigurationError as exc:
@@ -329,7 +328,6 @@ class AsyncRouter:
                     and not delivered
                     and event.error is not None
                     and r.fall_back(event.error)
-                    and index < len(candidates) - 1
                 ):
                     errors[candidate.identifier] = event.error
                     fell_back = True
