@@ -1,0 +1,242 @@
+"""The router falls back to the next capable provider when one is exhausted, and says which
+answered; it never falls back on a bad request, nor once a stream delivered tokens."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from fault_fixtures import Sleeps
+from fault_scenarios import PIECES, TEXT
+from fault_server import FaultServer, closed_port_url, reset
+from fault_targets import GEMINI, OPENAI, TEST_KEY, Target
+from llm_core.errors import (
+    AuthenticationError,
+    InvalidRequestError,
+    LLMError,
+    ProviderConnectionError,
+    RateLimitError,
+    ServerError,
+)
+from llm_core.features import Feature
+from llm_core.registry import Registry
+from llm_core.routing import FallbackExhaustedError, Router
+from llm_core.streaming import StreamEvent, StreamEventType
+from llm_core.testing import FakeProvider, FakeReply, fake_spec
+
+
+@dataclass
+class Side:
+    """One provider of the router under test, with its own fault server (or fake)."""
+
+    name: str
+    target: Target | None
+    server: FaultServer | None
+    fake: FakeProvider | None = None
+
+    def fault(self, kind: str) -> None:
+        """Make every attempt of this provider fail with ``kind``."""
+        if self.fake is not None:
+            errors = {
+                "503": lambda: ServerError("busy", provider=self.name, status_code=503),
+                "429": lambda: RateLimitError("quota", provider=self.name, retry_after=1.0),
+                "reset": lambda: ProviderConnectionError("reset", provider=self.name),
+                "400": lambda: InvalidRequestError("bad", provider=self.name, status_code=400),
+                "401": lambda: AuthenticationError("key", provider=self.name, status_code=401),
+            }
+            self.fake.script(*[FakeReply(error=errors[kind]()) for _ in range(3)])
+            return
+        assert self.target is not None and self.server is not None
+        make: dict[str, Any] = {
+            "503": lambda: self.target.status(503),  # type: ignore[union-attr]
+            "429": lambda: self.target.status(429, headers={"Retry-After": "1"}),  # type: ignore[union-attr]
+            "reset": reset,
+            "400": lambda: self.target.status(400),  # type: ignore[union-attr]
+            "401": lambda: self.target.status(401),  # type: ignore[union-attr]
+        }
+        self.server.script(*[make[kind]() for _ in range(3)])
+
+    def stream_cut(self) -> None:
+        if self.fake is not None:
+            self.fake.script(
+                FakeReply(content=TEXT, stream_error=ProviderConnectionError("cut", provider=self.name),
+                          stream_error_after=2)
+            )
+            return
+        assert self.target is not None and self.server is not None
+        self.server.script(self.target.stream_cut(PIECES, 2))
+
+    @property
+    def count(self) -> int:
+        if self.fake is not None:
+            return len(self.fake.requests)
+        assert self.server is not None
+        return self.server.count
+
+
+PAIRS = [("gemini", "openai"), ("openai", "gemini"), ("fake-a", "fake-b")]
+TARGETS = {"gemini": GEMINI, "openai": OPENAI}
+
+
+@pytest.fixture(params=PAIRS, ids=["gemini>openai", "openai>gemini", "fake>fake"])
+def pair(request: pytest.FixtureRequest, sleeps: Sleeps) -> Iterator[tuple[Router, Side, Side]]:
+    first, second = request.param
+    registry = Registry(strict=False)
+    sides: list[Side] = []
+    config: dict[str, Any] = {}
+    servers: list[FaultServer] = []
+    for name in (first, second):
+        if name.startswith("fake"):
+            fake = FakeProvider(spec=fake_spec(name), retry=sleeps.policy())
+            spec = fake_spec(name)
+            registry.register(
+                type(spec)(spec.identifier, spec.name, spec.features, lambda fake=fake, **_: fake, spec.models,
+                           spec.default_model, requires_credentials=False)
+            )
+            sides.append(Side(name, None, None, fake))
+            continue
+        target = TARGETS[name]
+        if not target.installed:
+            pytest.fail(f"plugin {name} is not installed")
+        server = FaultServer(target.upstream).start()
+        servers.append(server)
+        registry.register(target.provider_class().spec)  # type: ignore[arg-type]
+        config[name] = {"api_key": TEST_KEY, "base_url": server.url + target.base_suffix, "timeout": 5.0,
+                        "retry": sleeps.policy()}
+        sides.append(Side(name, target, server))
+    router = registry.router(Feature.CHAT, prefer=[first, second], **config)
+    try:
+        yield router, sides[0], sides[1]
+    finally:
+        for server in servers:
+            server.close()
+
+
+async def _chat(router: Router, mode: str) -> Any:
+    if mode == "sync":
+        return router.chat_completion("Tell me a story.")
+    return await router.aio.chat_completion("Tell me a story.")
+
+
+async def _stream(router: Router, mode: str) -> list[StreamEvent]:
+    if mode == "sync":
+        return list(router.stream_chat_completion("Tell me a story."))
+    return [e async for e in router.aio.stream_chat_completion("Tell me a story.")]
+
+
+MODES = ["sync", "async"]
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("kind", ["503", "429", "reset"])
+async def test_exhausted_provider_falls_back_and_reports_who_answered(
+    pair: tuple[Router, Side, Side], kind: str, mode: str, sleeps: Sleeps
+) -> None:
+    router, first, second = pair
+    first.fault(kind)
+    response = await _chat(router, mode)
+    assert response.provider == second.name
+    assert response.metadata["answered_by"] == second.name
+    assert response.metadata["fallback_from"] == [first.name]
+    assert router.last_provider == second.name
+    assert first.count == 3, "the first provider's retries were used up before falling back"
+    assert second.count == 1
+    assert len(sleeps.waits) == 2
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_connection_refused_falls_back(pair: tuple[Router, Side, Side], mode: str) -> None:
+    router, first, second = pair
+    if first.server is None:
+        first.fault("reset")
+    else:
+        config = router.config[first.name]
+        config["base_url"] = closed_port_url() + first.target.base_suffix  # type: ignore[union-attr]
+    response = await _chat(router, mode)
+    assert response.provider == second.name
+    assert response.metadata["fallback_from"] == [first.name]
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize(("kind", "error"), [("400", InvalidRequestError), ("401", AuthenticationError)])
+async def test_bad_request_is_not_sent_elsewhere(
+    pair: tuple[Router, Side, Side], kind: str, error: type[LLMError], mode: str
+) -> None:
+    router, first, second = pair
+    first.fault(kind)
+    with pytest.raises(error) as caught:
+        await _chat(router, mode)
+    assert caught.value.provider == first.name
+    assert first.count == 1, "a client error is never retried"
+    assert second.count == 0, "a client error would fail everywhere: no fallback"
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_all_exhausted_names_every_failure(pair: tuple[Router, Side, Side], mode: str) -> None:
+    router, first, second = pair
+    first.fault("503")
+    second.fault("429")
+    with pytest.raises(FallbackExhaustedError) as caught:
+        await _chat(router, mode)
+    errors = caught.value.errors
+    assert list(errors) == [first.name, second.name]
+    assert isinstance(errors[first.name], ServerError)
+    assert isinstance(errors[second.name], RateLimitError)
+    assert first.count == 3 and second.count == 3
+    assert first.name in str(caught.value) and second.name in str(caught.value)
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_missing_key_falls_back(pair: tuple[Router, Side, Side], mode: str) -> None:
+    router, first, second = pair
+    if first.server is None:
+        pytest.skip("the fake provider needs no key")  # covered by the HTTP pairs
+    router.config[first.name].pop("api_key")
+    response = await _chat(router, mode)
+    assert response.provider == second.name
+    assert first.count == 0
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_stream_falls_back_before_the_first_token(pair: tuple[Router, Side, Side], mode: str) -> None:
+    router, first, second = pair
+    first.fault("503")
+    events = await _stream(router, mode)
+    kinds = [e.type for e in events]
+    assert kinds == [StreamEventType.TOKEN] * (len(kinds) - 2) + [StreamEventType.METADATA, StreamEventType.END]
+    assert "".join(e.text or "" for e in events if e.type is StreamEventType.TOKEN).startswith("echo: ")
+    meta = events[-2].metadata
+    assert meta is not None and meta.provider == second.name
+    assert meta.extra["fallback_from"] == [first.name]
+    assert router.last_provider == second.name
+    assert first.count == 3 and second.count == 1
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_stream_never_falls_back_after_tokens(pair: tuple[Router, Side, Side], mode: str) -> None:
+    router, first, second = pair
+    first.stream_cut()
+    events = await _stream(router, mode)
+    kinds = [e.type for e in events]
+    assert kinds == [StreamEventType.TOKEN, StreamEventType.TOKEN, StreamEventType.ERROR, StreamEventType.END]
+    assert isinstance(events[2].error, ProviderConnectionError)
+    assert first.count == 1, "no silent retry once tokens were delivered"
+    assert second.count == 0, "no fallback once tokens were delivered"
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_stream_all_exhausted_ends_with_error_then_end(pair: tuple[Router, Side, Side], mode: str) -> None:
+    router, first, second = pair
+    first.fault("503")
+    second.fault("503")
+    events = await _stream(router, mode)
+    kinds = [e.type for e in events]
+    assert kinds == [StreamEventType.ERROR, StreamEventType.END]
+    error = events[0].error
+    assert isinstance(error, FallbackExhaustedError), f"{type(error).__name__}: {error}"
+    assert list(error.errors) == [first.name, second.name], "like chat_completion, every failure is named"
+    assert first.count == 3 and second.count == 3
+
