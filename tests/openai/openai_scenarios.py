@@ -7,7 +7,6 @@ the tests replay the same call, sync and async, and assert on the result.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -21,16 +20,18 @@ from openai_wire import (
     Msg,
     Think,
     error_body,
+    final_item,
     response_body,
     stream_body,
     usage,
 )
 from pydantic import BaseModel
 
+from llm_core.messages import ChatMessage
 from llm_core.requests import Prompt
 from llm_core.retry import RetryPolicy
 from llm_core.testing.cassettes import record_mode
-from llm_core.tools import ToolSpec
+from llm_core.tools import ToolCall, ToolSpec
 
 CASSETTES = Path(__file__).resolve().parents[2] / "cassettes" / "openai"
 TEST_KEY = "test-key"
@@ -296,6 +297,155 @@ def stream_text_only(p: Any) -> Any:
 def stream_text_failed(p: Any) -> Any:
     return p.stream_text("Tell me a story.", model="gpt-4.1")
 
+
+# --- 4. structured output -----------------------------------------------------------------------------
+
+
+class City(BaseModel):
+    city: str
+    country: str
+
+
+LARGEST_CITY = "Which is the largest city in Japan?"
+PLANETS = {"title": "Planets", "type": "object",
+           "properties": {"planets": {"type": "array", "items": {"type": "string"}}},
+           "required": ["planets"], "additionalProperties": False}
+
+
+@scenario("json_model", ok(Answer([Msg(['{"city":"Tokyo",', '"country":"Japan"}'])], usage(48, 10), seed="json_model")))
+def json_model(p: Any) -> Any:
+    return p.generate_json(LARGEST_CITY, schema=City, model="gpt-4.1")
+
+
+@scenario("json_reasoning", ok(Answer([Think([["**Largest city**\n\n", "Tokyo metro area."]]),
+                                       Msg(['{"city":"Tokyo","country":"Japan"}'])],
+                                      usage(48, 90, reasoning=76), seed="json_reasoning")))
+def json_reasoning(p: Any) -> Any:
+    return p.generate_json(LARGEST_CITY, schema=City, thinking={"level": "low"})
+
+
+@scenario("json_mode", ok(Answer([Msg(['{"colours": ["red", "yellow", "blue"]}'])], usage(30, 13), seed="json_mode")))
+def json_mode(p: Any) -> Any:
+    return p.generate_json("List the three primary colours under the key colours.", model="gpt-4.1")
+
+
+@scenario("json_dict_schema", ok(Answer([Msg(['{"planets":["Mars","Venus"]}'])], usage(40, 9), seed="json_dict")))
+def json_dict_schema(p: Any) -> Any:
+    return p.generate_json("Name two planets.", schema=PLANETS, model="gpt-4.1")
+
+
+@scenario("json_refusal", ok(Answer([Msg(["I'm sorry, I can't help with that request."], refusal=True)],
+                                    usage(52, 10), seed="json_refusal")), authored_only=True)
+def json_refusal(p: Any) -> Any:
+    return p.generate_json("Which city should I attack first?", schema=City, model="gpt-4.1")
+
+
+@scenario("json_truncated", ok(Answer([Msg(['{"city":"Tok'])], usage(48, 8), status="incomplete",
+                                      incomplete_reason="max_output_tokens", seed="json_truncated")),
+          authored_only=True)
+def json_truncated(p: Any) -> Any:
+    return p.generate_json(LARGEST_CITY, schema=City, model="gpt-4.1", max_tokens=8)
+
+
+@scenario("json_stream", sse(Answer([Msg(['{"city":', '"Tokyo",', '"country":"Japan"}'])], usage(48, 10),
+                                    seed="json_stream")))
+def json_stream(p: Any) -> Any:
+    return p.stream_chat_completion(LARGEST_CITY, model="gpt-4.1", json_mode=True, response_schema=City)
+
+
+# --- 5. tools -------------------------------------------------------------------------------------------
+
+CITY_TOOLS = Answer([Call("get_weather", ['{"city":"Paris"}'], "paris"),
+                     Call("get_time", ['{"city":"Tokyo"}'], "tokyo")], usage(120, 40), seed="tools_call")
+
+
+@scenario("tools_call", ok(CITY_TOOLS))
+def tools_call(p: Any) -> Any:
+    return p.chat_completion_with_tools(TWO_CITIES, [WEATHER, LOCAL_TIME], model="gpt-4.1")
+
+
+def city_calls() -> list[ToolCall]:
+    """The calls of ``tools_call`` as the parser returns them."""
+    items = [final_item(item, CITY_TOOLS, i) for i, item in enumerate(CITY_TOOLS.items)]
+    return [ToolCall(id=i["call_id"], name=i["name"], arguments=i["arguments"]) for i in items]
+
+
+CITY_RESULTS = ['{"temp_c": 18, "sky": "sunny"}', '{"time": "21:05"}']
+
+
+@scenario("tools_round_trip", ok(Answer([Msg(["It's 18 °C and sunny in Paris, and 21:05 in Tokyo."])], usage(190, 18),
+                                        seed="tools_round_trip")))
+def tools_round_trip(p: Any) -> Any:
+    weather, clock = city_calls()
+    messages = [
+        {"role": "user", "content": TWO_CITIES},
+        ChatMessage.assistant("", tool_calls=[weather, clock]),
+        ChatMessage.tool(weather.id, CITY_RESULTS[0], name="get_weather"),
+        ChatMessage.tool(clock.id, CITY_RESULTS[1], name="get_time"),
+    ]
+    return p.chat_completion_with_tools(messages, [WEATHER, LOCAL_TIME], model="gpt-4.1")
+
+
+PARIS_QUESTION = "Should I take an umbrella in Paris today?"
+THINK_THEN_CALL = Answer([Think([["**Need the forecast**\n\n", "I'll look up the weather in Paris."]]),
+                          Call("get_weather", ['{"city":"Paris"}'], "paris")], usage(95, 60, reasoning=40),
+                         seed="tools_reasoning_1")
+THINK_THEN_ANSWER = Answer([Think([["**Forecast is dry**"]], seed="second"),
+                            Msg(["No umbrella needed: it's sunny in Paris."])], usage(180, 50, reasoning=30),
+                           seed="tools_reasoning_2")
+
+
+@scenario("tools_reasoning_round_trip", ok(THINK_THEN_CALL), ok(THINK_THEN_ANSWER))
+def tools_reasoning_round_trip(p: Any) -> Any:
+    """A reasoning model calls a tool; the result goes back with the encrypted reasoning (store=False)."""
+
+    def follow_up(first: Any) -> list[Any]:
+        [call] = first.tool_calls
+        return [
+            {"role": "user", "content": PARIS_QUESTION},
+            {"role": "assistant", "content": first.content, "tool_calls": first.tool_calls, "metadata": first.metadata},
+            {"role": "tool", "tool_call_id": call.id, "content": CITY_RESULTS[0]},
+        ]
+
+    if hasattr(p, "provider"):
+        async def turns() -> Any:
+            first = await p.chat_completion_with_tools(PARIS_QUESTION, [WEATHER])
+            return await p.chat_completion_with_tools(follow_up(first), [WEATHER])
+
+        return turns()
+    first = p.chat_completion_with_tools(PARIS_QUESTION, [WEATHER])
+    return p.chat_completion_with_tools(follow_up(first), [WEATHER])
+
+
+@scenario("tools_forced", ok(Answer([Call("get_weather", ['{"city":"Paris"}'], "forced")], usage(80, 12),
+                                    seed="tools_forced")))
+def tools_forced(p: Any) -> Any:
+    return p.chat_completion_with_tools(PARIS_QUESTION, [WEATHER, LOCAL_TIME], model="gpt-4.1",
+                                        tool_choice="get_weather", parallel_tool_calls=False)
+
+
+DATE_TOOL = ToolSpec(name="lookup", description="Look up events on a date.",
+                     parameters={"type": "object", "properties": {"when": {"type": "string", "format": "date-ish"}},
+                                 "required": ["when"], "additionalProperties": False})
+
+
+@scenario("tools_invalid_schema", status(400, error_body(
+    "Invalid schema for function 'lookup': In context=('properties', 'when'), 'format' 'date-ish' is not "
+    "supported.", kind="invalid_request_error", code="invalid_function_parameters", param="tools[0].parameters")),
+    authored_only=True)
+def tools_invalid_schema(p: Any) -> Any:
+    return p.chat_completion_with_tools("What happened yesterday?", [DATE_TOOL], model="gpt-4.1")
+
+
+LOOSE_TOOL = ToolSpec(name="search", description="Search the web.",
+                      parameters={"type": "object", "properties": {"query": {"type": "string"}}})
+
+
+@scenario("tools_bad_arguments", ok(Answer([Call("search", ['{"query": "weather Paris'])], usage(60, 9),
+                                           seed="tools_bad_arguments")), authored_only=True)
+def tools_bad_arguments(p: Any) -> Any:
+    return p.chat_completion_with_tools("Search for the weather in Paris.", [LOOSE_TOOL], model="gpt-4.1")
+
 # --- 12. errors and retries (through chat) ---------------------------------------------------------
 
 PING = "Reply with the word pong."
@@ -365,14 +515,6 @@ def error_500_then_ok(p: Any) -> Any:
 def error_503_exhausted(p: Any) -> Any:
     return ping(p)
 
-
-class City(BaseModel):
-    city: str
-    country: str
-
-
-def as_json(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"))
 
 
 __all__ = ["SCENARIOS", "Call", "City", "Scenario", "Think", "make_provider"]
