@@ -15,6 +15,9 @@ from typing import Any
 
 import httpx2
 from openai_wire import (
+    JPEG,
+    PDF,
+    PNG,
     Answer,
     Call,
     Msg,
@@ -445,6 +448,48 @@ LOOSE_TOOL = ToolSpec(name="search", description="Search the web.",
                                            seed="tools_bad_arguments")), authored_only=True)
 def tools_bad_arguments(p: Any) -> Any:
     return p.chat_completion_with_tools("Search for the weather in Paris.", [LOOSE_TOOL], model="gpt-4.1")
+
+
+# --- 6. vision and documents ----------------------------------------------------------------------------
+
+IMAGE_URL = "https://upload.wikimedia.org/wikipedia/commons/4/47/PNG_transparency_demonstration_1.png"
+
+
+@scenario("vision_bytes", ok(Answer([Msg(["It is a single, fully transparent pixel."])], usage(280, 10),
+                                    seed="vision_bytes")))
+def vision_bytes(p: Any) -> Any:
+    return p.analyze_image(PNG, "What is in this image?", model="gpt-4.1")
+
+
+@scenario("vision_url", ok(Answer([Msg(["Two dice on a checkerboard."])], usage(790, 7), seed="vision_url")))
+def vision_url(p: Any) -> Any:
+    return p.analyze_image(IMAGE_URL, "Describe it in five words.", model="gpt-4.1")
+
+
+@scenario("vision_two_images", ok(Answer([Msg(["No: the first is a PNG pixel, the second a grey JPEG pixel."])],
+                                         usage(560, 16), seed="vision_two_images")))
+def vision_two_images(p: Any) -> Any:
+    return p.analyze_image([PNG, JPEG], "Are these two images the same?", model="gpt-4.1", image_detail="low")
+
+
+@scenario("document_pdf", ok(Answer([Msg(["The report says Q3 revenue grew 12%."])], usage(410, 10),
+                                    seed="document_pdf")))
+def document_pdf(p: Any) -> Any:
+    return p.chat_completion([{"role": "user", "content": [
+        {"type": "text", "text": "Summarise this document in one sentence."},
+        {"type": "document", "data": PDF, "mime_type": "application/pdf", "name": "report.pdf"},
+    ]}], model="gpt-4.1")
+
+
+CORRUPT_PNG = PNG[:16] + b"\x00" * 48
+
+
+@scenario("vision_invalid_image", status(400, error_body(
+    "The image data you provided does not represent a valid image. Please check your input and try again with "
+    "one of the supported image formats: ['image/jpeg', 'image/png', 'image/gif', 'image/webp'].",
+    kind="invalid_request_error", code="invalid_image_format", param="input")), authored_only=True)
+def vision_invalid_image(p: Any) -> Any:
+    return p.analyze_image(CORRUPT_PNG, "What is in this image?", model="gpt-4.1")
 
 # --- 12. errors and retries (through chat) ---------------------------------------------------------
 
