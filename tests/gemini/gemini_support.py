@@ -41,7 +41,7 @@ def fast_retry(delays: Delays, attempts: int = 3) -> RetryPolicy:
 def make_provider(delays: Delays | None = None, *, attempts: int = 3, **config: Any) -> GeminiProvider:
     """A provider with the test key (a real ``GEMINI_API_KEY`` only when re-recording)."""
     key = os.environ.get("GEMINI_API_KEY", KEY) if RECORDING else KEY
-    return GeminiProvider(api_key=key, retry=fast_retry(delays or Delays(), attempts), **config)
+    return GeminiProvider(api_key=key, retry=fast_retry(delays if delays is not None else Delays(), attempts), **config)
 
 
 @contextmanager

@@ -1,0 +1,191 @@
+"""SDK errors → the llm-core taxonomy; only the core's policy retries (the SDK's retries are off)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx2
+import pytest
+from gemini_inputs import KEY
+from gemini_support import Delays, Offline, Runner, cassette, make_provider
+from google.genai import errors as genai_errors
+
+from core_gemini_plugin.errors import error_for_status, map_error, retry_delay
+from llm_core.errors import (
+    AuthenticationError,
+    ContextLengthExceededError,
+    InvalidInputError,
+    InvalidRequestError,
+    LLMError,
+    NotFoundError,
+    PermissionDeniedError,
+    ProviderConnectionError,
+    ProviderError,
+    ProviderTimeoutError,
+    RateLimitError,
+    ServerError,
+)
+from llm_core.streaming import StreamEventType
+
+# -- through the real SDK (cassettes) -----------------------------------------------------------
+
+
+@pytest.mark.parametrize(("name", "model", "error", "status"), [
+    ("error_invalid_key", None, AuthenticationError, 400),
+    ("error_permission_denied", "gemini-2.5-pro", PermissionDeniedError, 403),
+    ("error_model_not_found", "gemini-0-nope", NotFoundError, 404),
+])
+def test_client_errors_are_mapped_and_not_retried(run: Runner, delays: Delays, name: str, model: str | None,
+                                                   error: type[LLMError], status: int) -> None:
+    options = {"model": model} if model else {}
+    with cassette(name) as recorded, pytest.raises(error) as caught:
+        run("generate_text", "Hello", **options)
+    assert caught.value.status_code == status  # type: ignore[attr-defined]
+    assert caught.value.provider == "gemini"
+    assert isinstance(caught.value.__cause__, genai_errors.ClientError)
+    assert KEY not in str(caught.value)
+    assert recorded.play_count == 1 and delays == []
+
+
+def test_rate_limit_waits_the_retry_info_delay_then_succeeds(run: Runner, delays: Delays) -> None:
+    with cassette("error_rate_limited_then_ok") as recorded:
+        assert run("generate_text", "Hello") == "Hi there!"
+    assert delays == [7.0]
+    assert recorded.all_played
+
+
+def test_rate_limit_exhausted_raises_with_retry_after(run: Runner, delays: Delays) -> None:
+    with cassette("error_rate_limited") as recorded, pytest.raises(RateLimitError) as caught:
+        run("generate_text", "Hello")
+    assert caught.value.retry_after == 41.0 and caught.value.status_code == 429
+    assert "RESOURCE_EXHAUSTED" in str(caught.value)
+    assert delays == [41.0, 41.0] and recorded.play_count == 3
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_the_sdk_itself_does_not_retry(mode: str) -> None:
+    """With the core policy at one attempt, a 429 is sent exactly once (the SDK would retry 429s)."""
+    provider = make_provider(attempts=1)
+    with cassette("error_rate_limited") as recorded, pytest.raises(RateLimitError):
+        Runner(provider, mode)("generate_text", "Hello")
+    assert recorded.play_count == 1
+
+
+def test_server_error_retried_then_ok(run: Runner, delays: Delays) -> None:
+    with cassette("error_server_then_ok") as recorded:
+        assert run("generate_text", "Hello") == "Hi there!"
+    assert len(delays) == 1 and recorded.all_played
+
+
+def test_server_errors_exhaust_the_policy(run: Runner, delays: Delays) -> None:
+    with cassette("error_server") as recorded, pytest.raises(ServerError) as caught:
+        run("generate_text", "Hello")
+    assert caught.value.status_code == 500 and isinstance(caught.value.__cause__, genai_errors.ServerError)
+    assert recorded.play_count == 3 and len(delays) == 2
+
+
+# -- transport failures (the real SDK over a failing transport) ----------------------------------
+
+
+@pytest.mark.parametrize(("failure", "error"), [
+    (httpx2.ConnectError("[Errno 111] Connection refused"), ProviderConnectionError),
+    (httpx2.RemoteProtocolError("Server disconnected without sending a response."), ProviderConnectionError),
+    (httpx2.ReadTimeout("The read operation timed out"), ProviderTimeoutError),
+    (httpx2.ConnectTimeout("timed out"), ProviderTimeoutError),
+])
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_timeouts_and_connection_failures(offline: Offline, delays: Delays, mode: str, failure: Exception,
+                                          error: type[LLMError]) -> None:
+    def fail(_request: httpx2.Request) -> httpx2.Response:
+        raise failure
+
+    provider, sent = offline(fail)
+    with pytest.raises(error) as caught:
+        Runner(provider, mode)("generate_text", "Hello")
+    assert caught.value.__cause__ is failure
+    assert len(sent) == 3 and len(delays) == 2  # transient: retried by the core policy
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_a_stream_that_cannot_connect_ends_with_error_then_end(offline: Offline, mode: str) -> None:
+    def fail(_request: httpx2.Request) -> httpx2.Response:
+        raise httpx2.ConnectError("[Errno 111] Connection refused")
+
+    provider, _ = offline(fail)
+    events = Runner(provider, mode).stream("Hello")
+    assert [e.type for e in events] == [StreamEventType.ERROR, StreamEventType.END]
+    assert isinstance(events[0].error, ProviderConnectionError)
+
+
+def test_the_timeout_setting_reaches_the_sdk_in_milliseconds(offline: Offline) -> None:
+    provider, _ = offline(timeout=12.5)
+    assert provider.http_options().timeout == 12500
+    assert provider.http_options().retry_options is not None
+    assert provider.http_options().retry_options.attempts == 1
+
+
+# -- the mapping table -------------------------------------------------------------------------
+
+
+RETRY_INFO = {"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "36s"}
+KEY_INVALID = {"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "API_KEY_INVALID"}
+
+
+@pytest.mark.parametrize(("code", "status", "message", "details", "expected"), [
+    (400, "INVALID_ARGUMENT", "API key not valid. Please pass a valid API key.", [KEY_INVALID], AuthenticationError),
+    (400, "INVALID_ARGUMENT", "API key expired. Please renew the API key.", [], AuthenticationError),
+    (401, "UNAUTHENTICATED", "Request had invalid authentication credentials.", [], AuthenticationError),
+    (403, "PERMISSION_DENIED", "The caller does not have permission", [], PermissionDeniedError),
+    (404, "NOT_FOUND", "models/x is not found", [], NotFoundError),
+    (429, "RESOURCE_EXHAUSTED", "Quota exceeded", [RETRY_INFO], RateLimitError),
+    (400, "INVALID_ARGUMENT", "The input token count (1048577) exceeds the maximum number of tokens allowed "
+                              "(1048576).", [], ContextLengthExceededError),
+    (400, "INVALID_ARGUMENT", "Request contains an invalid argument.", [], InvalidRequestError),
+    (400, "FAILED_PRECONDITION", "User location is not supported for the API use.", [], InvalidRequestError),
+    (408, None, "Request Timeout", [], ProviderTimeoutError),
+    (504, "DEADLINE_EXCEEDED", "Deadline expired before operation could complete.", [], ProviderTimeoutError),
+    (500, "INTERNAL", "An internal error has occurred.", [], ServerError),
+    (503, "UNAVAILABLE", "The model is overloaded. Please try again later.", [], ServerError),
+    (None, None, None, [], ProviderError),
+])
+def test_error_for_status(code: int | None, status: str | None, message: str | None, details: list[dict[str, Any]],
+                          expected: type[LLMError]) -> None:
+    error = error_for_status(code, status, message, details)
+    assert type(error) is expected
+    assert error.provider == "gemini"
+
+
+@pytest.mark.parametrize(("details", "headers", "expected"), [
+    ([RETRY_INFO], None, 36.0),
+    ([{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "1.250s"}], None, 1.25),
+    ([], {"retry-after": "12"}, 12.0),
+    ([{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "soon"}], None, None),
+    ([], None, None),
+])
+def test_retry_delay(details: list[dict[str, Any]], headers: dict[str, str] | None, expected: float | None) -> None:
+    assert retry_delay(details, headers) == expected
+
+
+def test_genai_errors_of_streams_carry_the_same_mapping() -> None:
+    body = {"error": {"code": 429, "message": "slow down", "status": "RESOURCE_EXHAUSTED", "details": [RETRY_INFO]}}
+    mapped = map_error(genai_errors.ClientError(429, body))
+    assert isinstance(mapped, RateLimitError) and mapped.retry_after == 36.0
+
+
+def test_decision_api_errors_are_mapped() -> None:
+    from google.genai import _interactions
+
+    request = httpx2.Request("POST", "https://generativelanguage.googleapis.com/v1/decisions")
+    body = {"error": {"code": 429, "message": "Quota exceeded", "status": "RESOURCE_EXHAUSTED",
+                      "details": [RETRY_INFO]}}
+    response = httpx2.Response(429, json=body, request=request)
+    mapped = map_error(_interactions.RateLimitError("429", response=response, body=body))
+    assert isinstance(mapped, RateLimitError) and mapped.retry_after == 36.0
+    assert isinstance(map_error(_interactions.APITimeoutError(request=request)), ProviderTimeoutError)
+    assert isinstance(map_error(_interactions.APIConnectionError(request=request)), ProviderConnectionError)
+
+
+def test_local_sdk_validation_and_unknown_errors() -> None:
+    assert isinstance(map_error(ValueError("output_mime_type parameter is only supported in Vertex")),
+                      InvalidInputError)
+    assert type(map_error(RuntimeError("boom"))) is ProviderError
