@@ -22,8 +22,10 @@ from openai_wire import (
     Call,
     Msg,
     Think,
+    embeddings_body,
     error_body,
     final_item,
+    images_body,
     response_body,
     stream_body,
     usage,
@@ -490,6 +492,67 @@ CORRUPT_PNG = PNG[:16] + b"\x00" * 48
     kind="invalid_request_error", code="invalid_image_format", param="input")), authored_only=True)
 def vision_invalid_image(p: Any) -> Any:
     return p.analyze_image(CORRUPT_PNG, "What is in this image?", model="gpt-4.1")
+
+
+# --- 7. embeddings --------------------------------------------------------------------------------------
+
+SENTENCES = ["The cat sat on the mat.", "A dog barked."]
+VECTORS = [[0.5, -0.25, 0.125, 0.75], [-0.5, 0.0625, 0.25, -0.375]]
+
+
+@scenario("embeddings_basic", lambda req, _: (200, embeddings_body(req["model"], VECTORS, 12, as_base64=True), {}))
+def embeddings_basic(p: Any) -> Any:
+    return p.embeddings(SENTENCES, dimensions=4)
+
+
+@scenario("embeddings_float", lambda req, _: (200, embeddings_body(req["model"], [[0.25, -0.5, 1.0]], 2,
+                                                                   as_base64=False), {}))
+def embeddings_float(p: Any) -> Any:
+    return p.embeddings("Hello world", model="text-embedding-3-large", dimensions=3, encoding_format="float")
+
+
+@scenario("embeddings_base64", lambda req, _: (200, embeddings_body(req["model"], [VECTORS[0]], 2, as_base64=True), {}))
+def embeddings_base64(p: Any) -> Any:
+    return p.embeddings("Hello world", encoding_format="base64", task_type="RETRIEVAL_QUERY")
+
+
+@scenario("embeddings_too_long", status(400, error_body(
+    "This model's maximum context length is 8192 tokens, however you requested 9002 tokens (9002 in your prompt; "
+    "0 for the completion). Please reduce your prompt; or completion length.",
+    kind="invalid_request_error", code=None)), authored_only=True)
+def embeddings_too_long(p: Any) -> Any:
+    return p.embeddings("lorem ipsum " * 4500)
+
+
+# --- 8. images ------------------------------------------------------------------------------------------
+
+
+@scenario("image_generate", body(images_body(PNG, output_format="png", size="1024x1024", quality="low",
+                                             tokens=(12, 272))))
+def image_generate(p: Any) -> Any:
+    return p.generate_image_bytes("A watercolour fox in the snow", size="1024x1024", quality="low")
+
+
+@scenario("image_generate_jpeg", body(images_body(JPEG, output_format="jpeg", size="1536x1024", quality="medium",
+                                                  tokens=(10, 1056))))
+def image_generate_jpeg(p: Any) -> Any:
+    return p.generate_image("A lighthouse at dusk", aspect_ratio="3:2", quality="medium", mime_type="image/jpeg",
+                            background="opaque")
+
+
+@scenario("image_edit", body(images_body(PNG, output_format="png", size="1024x1024", quality="low",
+                                         tokens=(340, 272))))
+def image_edit(p: Any) -> Any:
+    return p.generate_image_bytes("Make the pixel red", input_images=[(PNG, "image/png")], model="gpt-image-1.5",
+                                  size="1024x1024", quality="low")
+
+
+@scenario("image_moderation", status(400, error_body(
+    "Your request was rejected as a result of our safety system. Your request may contain content that is not "
+    "allowed by our safety system.", kind="image_generation_user_error", code="moderation_blocked")),
+    authored_only=True)
+def image_moderation(p: Any) -> Any:
+    return p.generate_image_bytes("A photorealistic picture of a violent crime scene")
 
 # --- 12. errors and retries (through chat) ---------------------------------------------------------
 
