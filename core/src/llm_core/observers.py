@@ -74,13 +74,17 @@ def request_features(operation: str, request: Any = None) -> list[str]:
 
 
 def emit(hook_name: str, event: dict[str, Any]) -> None:
-    """Call every observer of ``hook_name``; an observer's exception is logged, never raised."""
+    """Call every observer of ``hook_name`` (latest registered first, as pluggy does).
+
+    An observer's exception is logged and never raised, and the other observers still run.
+    """
     if not active():
         return
-    try:
-        getattr(_hooks, hook_name)(event=event)
-    except Exception:  # an observer must never break a call
-        logger.exception("observer hook %s failed", hook_name)
+    for impl in reversed(getattr(_hooks, hook_name).get_hookimpls()):
+        try:
+            impl.function(event=event)
+        except Exception:  # an observer must never break a call, nor silence the others
+            logger.exception("observer hook %s of %s failed", hook_name, impl.plugin_name)
 
 
 class LoggingObserver:
