@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from fault_server import FaultServer
+
 from llm_core import observers
 from llm_core.hooks import hookimpl
 from llm_core.registry import reset_registry
@@ -63,10 +63,46 @@ def server() -> Iterator[FaultServer]:
         yield running
 
 
-@pytest.fixture
-def second_server() -> Iterator[FaultServer]:
-    with FaultServer() as running:
-        yield running
+class Rig:
+    """A long-lived fault server for one plugin, with its providers built once and reused.
+
+    Building an SDK client costs tens of milliseconds (TLS contexts are made eagerly), so the
+    matrix shares one provider per setting; each test swaps in its own retry policy (waits are
+    recorded per test) and starts from an empty server (no script, no recorded requests).
+    """
+
+    def __init__(self, target: Any) -> None:
+        self.target = target
+        self.server = FaultServer().start()
+        self._providers: dict[tuple[Any, ...], Any] = {}
+
+    def reset(self) -> FaultServer:
+        self.server.clear()
+        self.server.fallback = None
+        return self.server
+
+    def provider(self, *, retry: RetryPolicy, timeout: float = 5.0, base_url: str | None = None) -> Any:
+        key = (timeout, base_url)
+        provider = self._providers.get(key)
+        if provider is None:
+            provider = self.target.build(base_url or self.server.url, timeout=timeout)
+            self._providers[key] = provider
+        provider.retry_policy = retry
+        return provider
+
+    def close(self) -> None:
+        self.server.close()
+
+
+@pytest.fixture(scope="session")
+def rigs() -> Iterator[dict[str, Rig]]:
+    """One :class:`Rig` per installed plugin (``rigs["gemini"]``, ``rigs["openai"]``)."""
+    from fault_targets import HTTP_TARGETS
+
+    made = {target.name: Rig(target) for target in HTTP_TARGETS if target.installed}
+    yield made
+    for rig in made.values():
+        rig.close()
 
 
 @dataclass
@@ -82,7 +118,7 @@ class Sleeps:
         self.waits.append(seconds)
 
     def policy(self, **changes: Any) -> RetryPolicy:
-        """The matrix policy: 3 attempts, backoff 0.5 s ×2, no jitter, deadline 30 s,
+        """The matrix policy: 3 attempts, backoff 0.5 s x2, no jitter, deadline 30 s,
         Retry-After honoured up to 10 s."""
         values: dict[str, Any] = {
             "max_attempts": 3,

@@ -17,6 +17,7 @@ from typing import Any, Literal
 import upstreams as up
 from fault_server import Behaviour, reset, slow
 from fault_targets import Target
+
 from llm_core.errors import (
     AuthenticationError,
     InvalidRequestError,
@@ -68,7 +69,7 @@ class Outcome:
     def describe_waits(self) -> str:
         if self.waits_between is not None:
             lo, hi = self.waits_between
-            return f"{self.attempts - 1} × {lo:g}–{hi:g} s"
+            return f"{self.attempts - 1} x {lo:g}-{hi:g} s"
         if not self.waits:
             return "none"
         return ", ".join(f"{w:g} s" for w in self.waits)
@@ -253,7 +254,10 @@ FAULTS: tuple[Fault, ...] = (
         "call",
         Outcome(None, 2, (1.0,)),
         http=lambda t: [t.status(429, headers={"Retry-After": "1"}), t.ok(TEXT)],
-        fake=lambda: [FakeReply(error=RateLimitError("quota", provider="fake", retry_after=1.0)), FakeReply(content=TEXT)],
+        fake=lambda: [
+            FakeReply(error=RateLimitError("quota", provider="fake", retry_after=1.0)),
+            FakeReply(content=TEXT),
+        ],
     ),
     Fault(
         "timeout-then-ok",
@@ -312,7 +316,9 @@ FAULTS: tuple[Fault, ...] = (
         "stream",
         Outcome(ServerError, 1, tokens=2, exact=False),
         http=lambda t: [t.stream_with_error(PIECES, 2)],
-        fake=lambda: [FakeReply(content=TEXT, stream_error=ServerError("in-stream", provider="fake"), stream_error_after=2)],
+        fake=lambda: [
+            FakeReply(content=TEXT, stream_error=ServerError("in-stream", provider="fake"), stream_error_after=2)
+        ],
     ),
     Fault(
         "stream-bad-json",
@@ -347,17 +353,16 @@ def render_table() -> str:
         outcome = expect.describe()
         if fault.kind == "stream":
             outcome = (
-                f"TOKEN ×{expect.tokens}, METADATA, END"
+                f"TOKEN x{expect.tokens}, METADATA, END"
                 if expect.error is None
-                else f"TOKEN ×{expect.tokens}, ERROR {outcome}, END"
+                else f"TOKEN x{expect.tokens}, ERROR {outcome}, END"
             )
         if isinstance(expect.retry_after, tuple):
-            outcome += f", `retry_after` {expect.retry_after[0]:g}–{expect.retry_after[1]:g} s"
+            outcome += f", `retry_after` {expect.retry_after[0]:g}-{expect.retry_after[1]:g} s"
         elif expect.retry_after is not None:
             outcome += f", `retry_after` {expect.retry_after:g} s"
-        lines.append(
-            f"| {fault.title} | {fault.kind} | {providers} | {outcome} | {expect.attempts} | {expect.describe_waits()} |"
-        )
+        waits = expect.describe_waits()
+        lines.append(f"| {fault.title} | {fault.kind} | {providers} | {outcome} | {expect.attempts} | {waits} |")
     return "\n".join(lines) + "\n"
 
 

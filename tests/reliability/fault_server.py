@@ -13,6 +13,7 @@ decides (e.g. an emulated upstream that answers every call).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import struct
@@ -81,10 +82,8 @@ class _Handler(BaseHTTPRequestHandler):
         owner = self.server.owner
         behaviour = owner._next_behaviour(request)
         self.close_connection = True
-        try:
+        with contextlib.suppress(OSError):  # the client gave up (e.g. its timeout fired)
             behaviour(self, request)
-        except (BrokenPipeError, ConnectionResetError, OSError):
-            pass  # the client gave up (e.g. its timeout fired): nothing to do
 
     do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = _serve
 

@@ -15,6 +15,7 @@ from typing import Any
 
 import upstreams as up
 from fault_server import Behaviour, Request, cut_body, json_response, respond, sse
+
 from llm_core.provider import BaseProvider
 from llm_core.retry import RetryPolicy
 

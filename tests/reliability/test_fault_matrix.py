@@ -1,4 +1,4 @@
-"""Every fault × provider × sync/async: attempts, waits, error type, stream event order.
+"""Every fault x provider x sync/async: attempts, waits, error type, stream event order.
 
 The plugins talk to the loopback fault server through their real SDKs; the core's own behaviour
 is covered with ``FakeProvider`` raising the errors a plugin maps each fault to.
@@ -10,17 +10,18 @@ import time
 from typing import Any
 
 import pytest
-
-from fault_fixtures import AttemptCounter, Sleeps
+from fault_fixtures import AttemptCounter, Rig, Sleeps
 from fault_scenarios import KNOWN_ISSUES, SHORT_TIMEOUT, TEXT, Fault, cases
 from fault_server import FaultServer, closed_port_url
 from fault_targets import GEMINI, OPENAI, Target
+
 from llm_core.errors import LLMError, RateLimitError
 from llm_core.provider import BaseProvider
 from llm_core.streaming import StreamEvent, StreamEventType
 from llm_core.testing import FakeProvider
 
 TARGETS = {"gemini": GEMINI, "openai": OPENAI}
+pytestmark = pytest.mark.asyncio(loop_scope="session")
 
 
 def _params() -> list[Any]:
@@ -34,20 +35,22 @@ def _params() -> list[Any]:
     return params
 
 
-def _provider(fault: Fault, target: str, server: FaultServer, sleeps: Sleeps) -> BaseProvider:
+def _provider(fault: Fault, target: str, rigs: dict[str, Rig], sleeps: Sleeps) -> tuple[BaseProvider, FaultServer]:
     policy = sleeps.policy(**fault.policy)
     if target == "fake":
         assert fault.fake is not None
-        return FakeProvider(replies=fault.fake(), retry=policy)
-    http: Target = TARGETS[target]
-    if not http.installed:
+        return FakeProvider(replies=fault.fake(), retry=policy), FaultServer()
+    if target not in rigs:
         pytest.fail(f"plugin {target} is not installed (pip install -e plugins/{target})")
+    rig = rigs[target]
+    server = rig.reset()
+    http: Target = TARGETS[target]
     if fault.refused:
-        return http.build(closed_port_url(), retry=policy, timeout=fault.timeout)
+        return rig.provider(retry=policy, timeout=fault.timeout, base_url=closed_port_url()), server
     assert fault.http is not None
     server.script(*fault.http(http))
     server.fallback = http.upstream  # an unexpected extra attempt would be answered: and caught
-    return http.build(server.url, retry=policy, timeout=fault.timeout)
+    return rig.provider(retry=policy, timeout=fault.timeout), server
 
 
 def _wire_attempts(target: str, provider: BaseProvider, server: FaultServer) -> int:
@@ -104,9 +107,9 @@ def _check_error(fault: Fault, error: LLMError | None, target: str) -> None:
 
 @pytest.mark.parametrize(("fault", "target", "mode"), _params())
 async def test_fault(
-    fault: Fault, target: str, mode: str, server: FaultServer, sleeps: Sleeps, attempts: AttemptCounter
+    fault: Fault, target: str, mode: str, rigs: dict[str, Rig], sleeps: Sleeps, attempts: AttemptCounter
 ) -> None:
-    provider = _provider(fault, target, server, sleeps)
+    provider, server = _provider(fault, target, rigs, sleeps)
     expect = fault.expect
     started = time.monotonic()
     if fault.kind == "call":

@@ -3,16 +3,15 @@ answered; it never falls back on a bad request, nor once a stream delivered toke
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import pytest
-
-from fault_fixtures import Sleeps
+from fault_fixtures import Rig, Sleeps
 from fault_scenarios import PIECES, TEXT
 from fault_server import FaultServer, closed_port_url, reset
-from fault_targets import GEMINI, OPENAI, TEST_KEY, Target
+from fault_targets import Target
+
 from llm_core.errors import (
     AuthenticationError,
     InvalidRequestError,
@@ -23,6 +22,7 @@ from llm_core.errors import (
 )
 from llm_core.features import Feature
 from llm_core.registry import Registry
+from llm_core.retry import RetryPolicy
 from llm_core.routing import FallbackExhaustedError, Router
 from llm_core.streaming import StreamEvent, StreamEventType
 from llm_core.testing import FakeProvider, FakeReply, fake_spec
@@ -36,6 +36,20 @@ class Side:
     target: Target | None
     server: FaultServer | None
     fake: FakeProvider | None = None
+    rig: Rig | None = None
+    policy: RetryPolicy | None = None
+    refused: bool = False
+    keyless: bool = False
+
+    def build(self, **config: Any) -> Any:
+        """The router's factory for this side (config comes from the registry)."""
+        if self.fake is not None:
+            return self.fake
+        assert self.rig is not None and self.policy is not None and self.target is not None
+        if self.keyless:
+            return self.target.provider_class()(base_url=self.rig.server.url + self.target.base_suffix)
+        base = closed_port_url() if self.refused else None
+        return self.rig.provider(retry=self.policy, base_url=base)
 
     def fault(self, kind: str) -> None:
         """Make every attempt of this provider fail with ``kind``."""
@@ -78,41 +92,31 @@ class Side:
 
 
 PAIRS = [("gemini", "openai"), ("openai", "gemini"), ("fake-a", "fake-b")]
-TARGETS = {"gemini": GEMINI, "openai": OPENAI}
+pytestmark = pytest.mark.asyncio(loop_scope="session")
 
 
 @pytest.fixture(params=PAIRS, ids=["gemini>openai", "openai>gemini", "fake>fake"])
-def pair(request: pytest.FixtureRequest, sleeps: Sleeps) -> Iterator[tuple[Router, Side, Side]]:
+def pair(request: pytest.FixtureRequest, sleeps: Sleeps, rigs: dict[str, Rig]) -> tuple[Router, Side, Side]:
     first, second = request.param
     registry = Registry(strict=False)
     sides: list[Side] = []
-    config: dict[str, Any] = {}
-    servers: list[FaultServer] = []
     for name in (first, second):
         if name.startswith("fake"):
-            fake = FakeProvider(spec=fake_spec(name), retry=sleeps.policy())
+            side = Side(name, None, None, FakeProvider(spec=fake_spec(name), retry=sleeps.policy()))
             spec = fake_spec(name)
-            registry.register(
-                type(spec)(spec.identifier, spec.name, spec.features, lambda fake=fake, **_: fake, spec.models,
-                           spec.default_model, requires_credentials=False)
-            )
-            sides.append(Side(name, None, None, fake))
-            continue
-        target = TARGETS[name]
-        if not target.installed:
-            pytest.fail(f"plugin {name} is not installed")
-        server = FaultServer(target.upstream).start()
-        servers.append(server)
-        registry.register(target.provider_class().spec)  # type: ignore[arg-type]
-        config[name] = {"api_key": TEST_KEY, "base_url": server.url + target.base_suffix, "timeout": 5.0,
-                        "retry": sleeps.policy()}
-        sides.append(Side(name, target, server))
-    router = registry.router(Feature.CHAT, prefer=[first, second], **config)
-    try:
-        yield router, sides[0], sides[1]
-    finally:
-        for server in servers:
-            server.close()
+        else:
+            if name not in rigs:
+                pytest.fail(f"plugin {name} is not installed")
+            rig = rigs[name]
+            side = Side(name, rig.target, rig.reset(), rig=rig, policy=sleeps.policy())
+            rig.server.fallback = rig.target.upstream
+            spec = rig.target.provider_class().spec  # type: ignore[assignment]
+        registry.register(
+            type(spec)(spec.identifier, spec.name, spec.features, side.build, spec.models, spec.default_model,
+                       requires_credentials=False)
+        )
+        sides.append(side)
+    return registry.router(Feature.CHAT, prefer=[first, second]), sides[0], sides[1]
 
 
 async def _chat(router: Router, mode: str) -> Any:
@@ -153,8 +157,7 @@ async def test_connection_refused_falls_back(pair: tuple[Router, Side, Side], mo
     if first.server is None:
         first.fault("reset")
     else:
-        config = router.config[first.name]
-        config["base_url"] = closed_port_url() + first.target.base_suffix  # type: ignore[union-attr]
+        first.refused = True
     response = await _chat(router, mode)
     assert response.provider == second.name
     assert response.metadata["fallback_from"] == [first.name]
@@ -194,7 +197,7 @@ async def test_missing_key_falls_back(pair: tuple[Router, Side, Side], mode: str
     router, first, second = pair
     if first.server is None:
         pytest.skip("the fake provider needs no key")  # covered by the HTTP pairs
-    router.config[first.name].pop("api_key")
+    first.keyless = True
     response = await _chat(router, mode)
     assert response.provider == second.name
     assert first.count == 0

@@ -69,7 +69,9 @@ def gemini_usage(prompt: int = 7, output: int = 5, thoughts: int | None = None) 
     return usage
 
 
-def gemini_content(parts: Sequence[dict[str, Any]], *, finish: str | None = "STOP", usage: bool = True) -> dict[str, Any]:
+def gemini_content(
+    parts: Sequence[dict[str, Any]], *, finish: str | None = "STOP", usage: bool = True
+) -> dict[str, Any]:
     candidate: dict[str, Any] = {"content": {"parts": list(parts), "role": "model"}, "index": 0}
     if finish:
         candidate["finishReason"] = finish
@@ -171,7 +173,7 @@ def _json_answer(config: dict[str, Any]) -> Any:
 def _sample(schema: Any) -> Any:
     if not isinstance(schema, dict):
         return {}
-    if "enum" in schema and schema["enum"]:
+    if schema.get("enum"):
         return schema["enum"][0]
     kind = str(schema.get("type", "object")).lower()
     if kind == "object":
@@ -415,7 +417,7 @@ def openai_upstream(request: Request) -> Behaviour:
                 "usage": {"prompt_tokens": 3, "total_tokens": 3},
             },
         )
-    if path.endswith("/images/generations") or path.endswith("/images/edits"):
+    if path.endswith(("/images/generations", "/images/edits")):
         return json_response(
             200,
             {
