@@ -40,7 +40,7 @@ class Wire:
     """Answers requests from a list of replies and records every exchange."""
 
     def __init__(self, replies: list[Reply]) -> None:
-        self.replies = list(replies)
+        self.replies = list(replies)  # consumed in order
         self.interactions: list[dict[str, Any]] = []
 
     def answer(self, request: httpx2.Request) -> httpx2.Response:
@@ -102,12 +102,14 @@ def author(scenario: Scenario) -> Path:
     with wired(wire):
         try:
             result = scenario.call(provider)
-            if hasattr(result, "__next__"):
-                list(result)
+            for event in list(result) if hasattr(result, "__next__") else ():
+                if getattr(event, "error", None) is not None:
+                    print(f"  {scenario.name}: stream ERROR {type(event.error).__name__}: {event.error}")
         except Exception as exc:  # failures are part of many scenarios
             print(f"  {scenario.name}: {type(exc).__name__}: {exc}")
-    if wire.replies:
-        raise AssertionError(f"{scenario.name}: {len(wire.replies)} replies were not used")
+    if len(wire.interactions) != len(scenario.replies):
+        raise AssertionError(f"{scenario.name}: {len(scenario.replies)} replies, "
+                             f"{len(wire.interactions)} exchanges recorded")
     path = CASSETTES / f"{scenario.name}.json"
     path.write_text(ReadableJSONSerializer.serialize({"interactions": wire.interactions, "version": 1}))
     return path

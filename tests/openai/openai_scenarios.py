@@ -7,6 +7,7 @@ the tests replay the same call, sync and async, and assert on the result.
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -15,6 +16,7 @@ from typing import Any
 
 import httpx2
 from openai_wire import (
+    CREATED,
     JPEG,
     PDF,
     PNG,
@@ -22,10 +24,13 @@ from openai_wire import (
     Call,
     Msg,
     Think,
+    decision_body,
     embeddings_body,
     error_body,
     final_item,
+    ident,
     images_body,
+    models_body,
     response_body,
     stream_body,
     usage,
@@ -553,6 +558,141 @@ def image_edit(p: Any) -> Any:
     authored_only=True)
 def image_moderation(p: Any) -> Any:
     return p.generate_image_bytes("A photorealistic picture of a violent crime scene")
+
+
+# --- 9. decisions ---------------------------------------------------------------------------------------
+
+APPLICATION = {
+    "task": "Screen a job application for a senior backend role.",
+    "candidate": "Ada: 6 years of Python, led a payments team of five.",
+    "evidence": ["Built a ledger service handling 2k transactions per second.", "No Kubernetes experience."],
+}
+SCREENING = [
+    {"kind": "yes_no", "key": "qualified", "instructions": "Does the candidate meet the requirements of the role?",
+     "yes_description": "meets every must-have requirement", "no_description": "misses a must-have requirement"},
+    {"kind": "choice", "key": "seniority", "instructions": "Which level fits the candidate?",
+     "options": ["junior", "mid", "senior"], "option_descriptions": {"senior": "leads projects and people"}},
+    {"kind": "score", "key": "fit", "instructions": "How well does the candidate fit the team?",
+     "levels": ["poor", "fair", "good", "excellent"]},
+]
+QUALIFIED = {"type": "predicate", "name": "qualified", "probability": 0.82}
+SENIORITY = {"type": "choice", "name": "seniority", "choice": "senior", "confidence": 0.74,
+             "probabilities": [{"value": "junior", "probability": 0.03}, {"value": "mid", "probability": 0.23},
+                               {"value": "senior", "probability": 0.74}]}
+FIT = {"type": "score", "name": "fit", "score": 2.0, "confidence": 0.61,
+       "probabilities": [{"label": "poor", "value": 0, "probability": 0.04},
+                         {"label": "fair", "value": 1, "probability": 0.2},
+                         {"label": "good", "value": 2, "probability": 0.61},
+                         {"label": "excellent", "value": 3, "probability": 0.15}]}
+
+
+@scenario("decision_native", body(decision_body("gpt-6-luna", [QUALIFIED, SENIORITY, FIT], (212, 3))))
+def decision_native(p: Any) -> Any:
+    return p.decide(APPLICATION, SCREENING)
+
+
+@scenario("decision_refusal", body(decision_body("gpt-6-luna", [QUALIFIED, {"type": "refusal", "name": "seniority"},
+                                                                FIT], (212, 2))), authored_only=True)
+def decision_refusal(p: Any) -> Any:
+    return p.decide(APPLICATION, SCREENING)
+
+
+@scenario("decision_invalid", body(decision_body("gpt-6-luna", [QUALIFIED, {**SENIORITY, "choice": "principal"}, FIT],
+                                                 (212, 3))), authored_only=True)
+def decision_invalid(p: Any) -> Any:
+    return p.decide(APPLICATION, SCREENING)
+
+
+@scenario("decision_fallback", ok(Answer([Msg(['{"qualified":"yes","seniority":"senior","fit":2}'])], usage(260, 16),
+                                         seed="decision_fallback")))
+def decision_fallback(p: Any) -> Any:
+    return p.decide(APPLICATION, SCREENING, model="gpt-4.1")
+
+
+@scenario("decision_unknown_model", status(404, error_body(
+    "The model `gpt-6-luna-preview` does not exist or you do not have access to it.",
+    kind="invalid_request_error", code="model_not_found")), authored_only=True, native_decisions=True)
+def decision_unknown_model(p: Any) -> Any:
+    return p.decide(APPLICATION, SCREENING[:1], model="gpt-6-luna-preview")
+
+
+# --- 10. models and health --------------------------------------------------------------------------------
+
+LISTED = ["gpt-5.4-mini", "gpt-4.1", "text-embedding-3-small", "gpt-image-2", "gpt-6-luna"]
+
+
+@scenario("models_list", body(models_body(LISTED)))
+def models_list(p: Any) -> Any:
+    return p.available_models()
+
+
+@scenario("models_unauthorized", status(401, error_body(
+    "Incorrect API key provided: test-key. You can find your API key at https://platform.openai.com/account/api-keys.",
+    kind="invalid_request_error", code="invalid_api_key")), authored_only=True)
+def models_unauthorized(p: Any) -> Any:
+    return p.test_connection()
+
+
+# --- 11. OpenAI-compatible servers -------------------------------------------------------------------------
+
+OLLAMA = {"base_url": "http://localhost:11434/v1", "api_key": "ollama",
+          "unknown_model_features": ["chat", "completion", "streaming"]}
+
+
+def ollama_reply(req: Any, _: Any) -> tuple[int, Any, dict[str, str]]:
+    """Ollama's /v1/responses answer: fewer fields than OpenAI's, usage without details."""
+    return 200, {
+        "id": ident("resp", "ollama"), "object": "response", "created_at": CREATED, "completed_at": CREATED + 1,
+        "status": "completed", "model": req["model"],
+        "output": [{"id": ident("msg", "ollama"), "type": "message", "status": "completed", "role": "assistant",
+                    "content": [{"type": "output_text", "text": "Air scatters blue light more than red light.",
+                                 "annotations": []}]}],
+        "usage": {"input_tokens": 31, "output_tokens": 11, "total_tokens": 42},
+    }, {}
+
+
+@scenario("compatible_ollama", ollama_reply, authored_only=True, **OLLAMA)
+def compatible_ollama(p: Any) -> Any:
+    return p.chat_completion("Why is the sky blue? Answer in one sentence.", model="llama3.2")
+
+
+def vllm_stream(req: Any, _: Any) -> tuple[int, Any, dict[str, str]]:
+    """vLLM streaming gpt-oss: raw reasoning text (no summary) before the answer."""
+    rid, rs, msg = ident("resp", "vllm"), ident("rs", "vllm"), ident("msg", "vllm")
+    base = {"id": rid, "object": "response", "created_at": CREATED, "model": req["model"], "output": [],
+            "parallel_tool_calls": True, "tool_choice": "auto", "tools": [], "status": "in_progress"}
+    final = {**base, "status": "completed", "usage": usage(20, 30, reasoning=18), "output": [
+        {"id": rs, "type": "reasoning", "summary": [],
+         "content": [{"type": "reasoning_text", "text": "User greets. Reply briefly."}]},
+        {"id": msg, "type": "message", "status": "completed", "role": "assistant",
+         "content": [{"type": "output_text", "text": "Hello there!", "annotations": []}]}]}
+    events = [
+        {"type": "response.created", "response": base},
+        {"type": "response.output_item.added", "output_index": 0,
+         "item": {"id": rs, "type": "reasoning", "summary": [], "content": []}},
+        {"type": "response.reasoning_text.delta", "item_id": rs, "output_index": 0, "content_index": 0,
+         "delta": "User greets. "},
+        {"type": "response.reasoning_text.delta", "item_id": rs, "output_index": 0, "content_index": 0,
+         "delta": "Reply briefly."},
+        {"type": "response.output_item.done", "output_index": 0, "item": final["output"][0]},
+        {"type": "response.output_item.added", "output_index": 1,
+         "item": {**final["output"][1], "status": "in_progress", "content": []}},
+        {"type": "response.output_text.delta", "item_id": msg, "output_index": 1, "content_index": 0,
+         "delta": "Hello", "logprobs": []},
+        {"type": "response.output_text.delta", "item_id": msg, "output_index": 1, "content_index": 0,
+         "delta": " there!", "logprobs": []},
+        {"type": "response.output_item.done", "output_index": 1, "item": final["output"][1]},
+        {"type": "response.completed", "response": final},
+    ]
+    text = "".join(f"event: {e['type']}\ndata: {json.dumps({**e, 'sequence_number': i})}\n\n"
+                   for i, e in enumerate(events))
+    return 200, text, {}
+
+
+@scenario("compatible_vllm_stream", vllm_stream, authored_only=True, base_url="http://127.0.0.1:8000/v1",
+          api_key="EMPTY")
+def compatible_vllm_stream(p: Any) -> Any:
+    return p.stream_chat_completion("Say hello.", model="openai/gpt-oss-20b", thinking={"level": "low"})
 
 # --- 12. errors and retries (through chat) ---------------------------------------------------------
 
