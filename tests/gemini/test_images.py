@@ -41,7 +41,7 @@ def test_input_images_follow_the_prompt_in_one_user_turn(run: Runner) -> None:
     assert turn["role"] == "user"
     assert [list(p) for p in turn["parts"]] == [["text"], ["inlineData"]]
     assert turn["parts"][1]["inlineData"]["mime_type"] == "image/png"
-    assert mime == "image/png"
+    assert (data, mime) == (PNG, "image/png")
 
 
 def test_requested_mime_type_is_only_the_fallback(run: Runner) -> None:
