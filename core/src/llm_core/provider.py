@@ -352,8 +352,7 @@ class BaseProvider:
                     raise
                 raise error from exc
 
-        policy = self.retry_policy
-        result = attempt() if policy.max_attempts == 1 else policy.retrying()(attempt)
+        result = self.retry_policy.call(attempt)
         if trace is None and call.call_id:
             self._emit_done(call, None)
         return result
@@ -377,8 +376,7 @@ class BaseProvider:
                     raise
                 raise error from exc
 
-        policy = self.retry_policy
-        result = await (attempt() if policy.max_attempts == 1 else policy.async_retrying()(attempt))
+        result = await self.retry_policy.acall(attempt)
         if trace is None and call.call_id:
             self._emit_done(call, None)
         return result

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -87,12 +88,40 @@ class RetryPolicy:
 
     # -- tenacity wiring (tenacity is imported only when a call is made) -------------------
 
-    def _tenacity_kwargs(self) -> dict[str, Any]:
+    def call(self, attempt: Callable[[], T]) -> T:
+        """Run ``attempt`` under this policy.
+
+        The first attempt runs directly, so a call that succeeds (or fails for good) never builds
+        tenacity's machinery. After a retryable failure tenacity takes over with that failure as
+        its attempt 1: the same attempt cap, waits and deadline (counted from the first attempt)
+        as when tenacity runs the whole call.
+        """
+        started = time.monotonic()
+        try:
+            return attempt()
+        except Exception as error:
+            if self.max_attempts == 1 or not self.should_retry(error):
+                raise
+            first: Exception = error
+        return self.retrying(elapsed=time.monotonic() - started)(_replay(first, attempt))
+
+    async def acall(self, attempt: Callable[[], Awaitable[T]]) -> T:
+        """The async twin of :meth:`call`."""
+        started = time.monotonic()
+        try:
+            return await attempt()
+        except Exception as error:
+            if self.max_attempts == 1 or not self.should_retry(error):
+                raise
+            first: Exception = error
+        return await self.async_retrying(elapsed=time.monotonic() - started)(_areplay(first, attempt))
+
+    def _tenacity_kwargs(self, elapsed: float = 0.0) -> dict[str, Any]:
         import tenacity
 
         stop: tenacity.stop.stop_base = tenacity.stop_after_attempt(self.max_attempts)
         if self.deadline is not None:
-            stop = stop | tenacity.stop_before_delay(self.deadline)
+            stop = stop | tenacity.stop_before_delay(self.deadline - elapsed)
 
         def wait(state: tenacity.RetryCallState) -> float:
             error = state.outcome.exception() if state.outcome else None
@@ -105,18 +134,42 @@ class RetryPolicy:
             "reraise": True,
         }
 
-    def retrying(self) -> tenacity.Retrying:
+    def retrying(self, *, elapsed: float = 0.0) -> tenacity.Retrying:
+        """A tenacity ``Retrying`` for this policy; ``elapsed`` seconds of the deadline are spent."""
         import tenacity
 
-        kwargs = self._tenacity_kwargs()
+        kwargs = self._tenacity_kwargs(elapsed)
         if self.sleep is not None:
             kwargs["sleep"] = self.sleep
         return tenacity.Retrying(**kwargs)
 
-    def async_retrying(self) -> tenacity.AsyncRetrying:
+    def async_retrying(self, *, elapsed: float = 0.0) -> tenacity.AsyncRetrying:
         import tenacity
 
-        kwargs = self._tenacity_kwargs()
+        kwargs = self._tenacity_kwargs(elapsed)
         if self.async_sleep is not None:
             kwargs["sleep"] = self.async_sleep
         return tenacity.AsyncRetrying(**kwargs)
+
+
+def _replay(error: Exception, attempt: Callable[[], T]) -> Callable[[], T]:
+    """``attempt``, except that its first call raises ``error`` (the attempt already made)."""
+    pending = [error]
+
+    def again() -> T:
+        if pending:
+            raise pending.pop()
+        return attempt()
+
+    return again
+
+
+def _areplay(error: Exception, attempt: Callable[[], Awaitable[T]]) -> Callable[[], Awaitable[T]]:
+    pending = [error]
+
+    async def again() -> T:
+        if pending:
+            raise pending.pop()
+        return await attempt()
+
+    return again
