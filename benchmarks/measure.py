@@ -1,4 +1,5 @@
-"""Timing loops. Sides run interleaved (A B A B ...) in rounds; every call is timed on its own.
+"""Timing loops. Sides alternate (A B A B ...: call by call, stream by stream, burst by burst),
+in rounds that swap which side goes first; every call is timed on its own.
 
 A result keeps every sample, the median of each round (for the min/max range) and the median
 over all samples. Absolute times are context; the comparisons (difference and ratio of the
@@ -66,41 +67,53 @@ def _settle() -> None:
     gc.collect()
 
 
+def _order(names: list[str], round_no: int) -> list[str]:
+    """The sides in call order for a round: A B in even rounds, B A in odd ones."""
+    return names if round_no % 2 == 0 else names[::-1]
+
+
 def calls(sides: Mapping[str, Call], *, warmup: int, rounds: int, per_round: int) -> dict[str, Series]:
-    """Sync calls: ``per_round`` timed calls per side per round, sides alternating."""
+    """Sync calls, alternating sides call by call (A B A B ...), ``per_round`` calls per side and
+    round; every call is timed on its own."""
     for call in sides.values():
         for _ in range(warmup):
             call()
-    out = {name: Series() for name in sides}
+    names = list(sides)
+    out = {name: Series() for name in names}
     clock = time.perf_counter_ns
-    for _ in range(rounds):
-        for name, call in sides.items():
-            _settle()
-            values = []
-            for _ in range(per_round):
+    for round_no in range(rounds):
+        _settle()
+        order = [(name, sides[name]) for name in _order(names, round_no)]
+        values: dict[str, list[float]] = {name: [] for name in names}
+        for _ in range(per_round):
+            for name, call in order:
                 start = clock()
                 call()
-                values.append((clock() - start) / 1000)
-            out[name].add_round(values)
+                values[name].append((clock() - start) / 1000)
+        for name in names:
+            out[name].add_round(values[name])
     return out
 
 
 async def acalls(sides: Mapping[str, AsyncCall], *, warmup: int, rounds: int, per_round: int) -> dict[str, Series]:
-    """Async calls, awaited one at a time, on the running loop."""
+    """Async calls, awaited one at a time on the running loop, alternating sides call by call."""
     for call in sides.values():
         for _ in range(warmup):
             await call()
-    out = {name: Series() for name in sides}
+    names = list(sides)
+    out = {name: Series() for name in names}
     clock = time.perf_counter_ns
-    for _ in range(rounds):
-        for name, call in sides.items():
-            _settle()
-            values = []
-            for _ in range(per_round):
+    for round_no in range(rounds):
+        _settle()
+        order = [(name, sides[name]) for name in _order(names, round_no)]
+        values: dict[str, list[float]] = {name: [] for name in names}
+        for _ in range(per_round):
+            for name, call in order:
                 start = clock()
                 await call()
-                values.append((clock() - start) / 1000)
-            out[name].add_round(values)
+                values[name].append((clock() - start) / 1000)
+        for name in names:
+            out[name].add_round(values[name])
     return out
 
 
@@ -140,17 +153,22 @@ async def _one_astream(open_stream: AsyncStream) -> tuple[float, float, int]:
 
 
 def streams(sides: Mapping[str, Stream], *, warmup: int, rounds: int, per_round: int) -> dict[str, StreamSeries]:
+    """Whole streams, alternating sides stream by stream."""
     for open_stream in sides.values():
         for _ in range(warmup):
             _one_stream(open_stream)
-    out = {name: StreamSeries() for name in sides}
-    for _ in range(rounds):
-        for name, open_stream in sides.items():
-            _settle()
-            runs = [_one_stream(open_stream) for _ in range(per_round)]
-            out[name].first.add_round([r[0] for r in runs])
-            out[name].per_delta.add_round([r[1] for r in runs])
-            out[name].deltas = runs[-1][2]
+    names = list(sides)
+    out = {name: StreamSeries() for name in names}
+    for round_no in range(rounds):
+        _settle()
+        runs: dict[str, list[tuple[float, float, int]]] = {name: [] for name in names}
+        for _ in range(per_round):
+            for name in _order(names, round_no):
+                runs[name].append(_one_stream(sides[name]))
+        for name in names:
+            out[name].first.add_round([r[0] for r in runs[name]])
+            out[name].per_delta.add_round([r[1] for r in runs[name]])
+            out[name].deltas = runs[name][-1][2]
     return out
 
 
@@ -160,14 +178,18 @@ async def astreams(
     for open_stream in sides.values():
         for _ in range(warmup):
             await _one_astream(open_stream)
-    out = {name: StreamSeries() for name in sides}
-    for _ in range(rounds):
-        for name, open_stream in sides.items():
-            _settle()
-            runs = [await _one_astream(open_stream) for _ in range(per_round)]
-            out[name].first.add_round([r[0] for r in runs])
-            out[name].per_delta.add_round([r[1] for r in runs])
-            out[name].deltas = runs[-1][2]
+    names = list(sides)
+    out = {name: StreamSeries() for name in names}
+    for round_no in range(rounds):
+        _settle()
+        runs: dict[str, list[tuple[float, float, int]]] = {name: [] for name in names}
+        for _ in range(per_round):
+            for name in _order(names, round_no):
+                runs[name].append(await _one_astream(sides[name]))
+        for name in names:
+            out[name].first.add_round([r[0] for r in runs[name]])
+            out[name].per_delta.add_round([r[1] for r in runs[name]])
+            out[name].deltas = runs[name][-1][2]
     return out
 
 
@@ -187,14 +209,16 @@ async def _burst(call: AsyncCall, total: int, in_flight: int) -> float:
 async def throughput(
     sides: Mapping[str, AsyncCall], *, total: int, in_flight: int, rounds: int, warmup: int
 ) -> dict[str, Series]:
-    """Requests per second for ``total`` async requests at ``in_flight`` concurrency, per round."""
+    """Requests per second for ``total`` async requests at ``in_flight`` concurrency: one burst
+    per side and round, sides alternating burst by burst."""
     for call in sides.values():
         await _burst(call, warmup, min(in_flight, max(warmup, 1)))
-    out = {name: Series() for name in sides}
-    for _ in range(rounds):
-        for name, call in sides.items():
+    names = list(sides)
+    out = {name: Series() for name in names}
+    for round_no in range(rounds):
+        for name in _order(names, round_no):
             _settle()
-            out[name].add_round([await _burst(call, total, in_flight)])
+            out[name].add_round([await _burst(sides[name], total, in_flight)])
     return out
 
 

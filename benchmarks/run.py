@@ -42,7 +42,7 @@ class Counts:
     streams_per_round: int = 5
     concurrent_total: int = 1000
     in_flight: int = 50
-    concurrency_rounds: int = 3
+    concurrency_rounds: int = 5
     memory_calls: int = 10_000
     memory_warmup: int = 500
     cold_runs: int = 7
