@@ -7,6 +7,7 @@ the replies are modelled on the SDK types and on real traffic (``shared/referenc
 
     /work/venv/bin/python tests/openai/cassette_author.py                 # every scenario
     /work/venv/bin/python tests/openai/cassette_author.py chat_basic ...  # some of them
+    /work/venv/bin/python tests/openai/cassette_author.py conformance/chat  # a conformance-kit cassette
 
 To record from the real API instead, run the tests with ``LLM_CORE_RECORD=all`` and a real
 ``OPENAI_API_KEY`` (see docs/openai.md); authored-only scenarios (failures) are never re-recorded.
@@ -26,7 +27,7 @@ import httpx2
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from openai_scenarios import CASSETTES, SCENARIOS, Reply, Scenario, make_provider
+from openai_scenarios import CASSETTES, CONFORMANCE, CONFORMANCE_REPLIES, SCENARIOS, Reply, Scenario, make_provider
 
 from llm_core.testing.cassettes import FILTERED, SECRET_HEADERS, ReadableJSONSerializer
 
@@ -115,15 +116,35 @@ def author(scenario: Scenario) -> Path:
     return path
 
 
+def author_conformance(name: str) -> Path:
+    """A cassette of the llm-core conformance kit: the kit's own calls (``run_scenario``)."""
+    from llm_core.testing.scenarios import run_scenario
+
+    replies = CONFORMANCE_REPLIES[name]
+    wire = Wire(replies)
+    with wired(wire):
+        for result in run_scenario(make_provider(), name):
+            if isinstance(result, Exception):
+                print(f"  conformance/{name}: {type(result).__name__}: {result}")
+    if len(wire.interactions) != len(replies):
+        raise AssertionError(f"conformance/{name}: {len(replies)} replies, {len(wire.interactions)} exchanges")
+    CONFORMANCE.mkdir(exist_ok=True)
+    path = CONFORMANCE / f"{name}.json"
+    path.write_text(ReadableJSONSerializer.serialize({"interactions": wire.interactions, "version": 1}))
+    return path
+
+
 def main(names: list[str]) -> None:
     for variable in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_ORG_ID", "OPENAI_PROJECT_ID"):
         os.environ.pop(variable, None)
-    chosen = names or sorted(SCENARIOS)
-    unknown = sorted(set(chosen) - set(SCENARIOS))
+    kit = {f"conformance/{name}" for name in CONFORMANCE_REPLIES}
+    chosen = names or [*sorted(SCENARIOS), *sorted(kit)]
+    unknown = sorted(set(chosen) - set(SCENARIOS) - kit)
     if unknown:
         raise SystemExit(f"unknown scenarios: {unknown}")
     for name in chosen:
-        print(f"{name} -> {author(SCENARIOS[name]).relative_to(CASSETTES.parent.parent)}")
+        path = author_conformance(name.split("/", 1)[1]) if name in kit else author(SCENARIOS[name])
+        print(f"{name} -> {path.relative_to(CASSETTES.parent.parent)}")
 
 
 if __name__ == "__main__":

@@ -766,3 +766,50 @@ def error_503_exhausted(p: Any) -> Any:
 
 
 __all__ = ["SCENARIOS", "Call", "City", "Scenario", "Think", "make_provider"]
+
+
+# --- the llm-core conformance kit: one cassette per kit scenario (cassettes/openai/conformance/) ------------
+
+CONFORMANCE = CASSETTES / "conformance"
+GREETING = Answer([Think([]), Msg(["Hello", " there, and welcome!"])], usage(20, 70, reasoning=64), seed="kit_chat")
+KIT_COUNT = Answer([Think([]), Msg(["one", ", two", ", three", ", four", ", five"])], usage(22, 74, reasoning=64),
+                   seed="kit_stream")
+KIT_WEATHER = Answer([Think([]), Call("get_weather", ['{"city":', '"Paris"}'])], usage(80, 60, reasoning=40),
+                     seed="kit_tools_1")
+KIT_TRIAGE = [
+    {"type": "predicate", "name": "needs_human", "probability": 0.91},
+    {"type": "choice", "name": "category", "choice": "billing", "confidence": 0.95,
+     "probabilities": [{"value": "billing", "probability": 0.95}, {"value": "shipping", "probability": 0.03},
+                       {"value": "technical", "probability": 0.02}]},
+    {"type": "score", "name": "urgency", "score": 1.0, "confidence": 0.55,
+     "probabilities": [{"label": "low", "value": 0, "probability": 0.2},
+                       {"label": "medium", "value": 1, "probability": 0.55},
+                       {"label": "high", "value": 2, "probability": 0.25}]},
+]
+
+KIT_UNAUTHORIZED = error_body("Incorrect API key provided: test-key. You can find your API key at "
+                              "https://platform.openai.com/account/api-keys.", kind="invalid_request_error",
+                              code="invalid_api_key")
+
+#: Kit scenario → the replies to its requests (the calls are the kit's own: run_scenario).
+CONFORMANCE_REPLIES: dict[str, list[Reply]] = {
+    "models": [body(models_body(LISTED))],
+    "chat": [ok(GREETING)],
+    "error": [status(401, KIT_UNAUTHORIZED)],
+    "stream": [sse(KIT_COUNT)],
+    "stream_error": [status(401, KIT_UNAUTHORIZED)],
+    "tools": [ok(KIT_WEATHER),
+              ok(Answer([Think([]), Msg(["It is 18 °C and sunny in Paris."])], usage(140, 50, reasoning=32),
+                        seed="kit_tools_2"))],
+    "json": [ok(Answer([Think([]), Msg(['{"name":"Paris","country":"France","population":2100000}'])],
+                       usage(70, 80, reasoning=64), seed="kit_json"))],
+    "vision": [ok(Answer([Think([]), Msg(["Red."])], usage(90, 66, reasoning=64), seed="kit_vision"))],
+    "documents": [ok(Answer([Think([]), Msg(["The invoice total is 42 EUR."])], usage(300, 70, reasoning=60),
+                            seed="kit_documents"))],
+    "thinking": [ok(Answer([Think([["**Trying small primes**\n\n", "391 = 17 * 23."]]), Msg(["No: 391 = 17 * 23."])],
+                           usage(25, 140, reasoning=128), seed="kit_thinking"))],
+    "embeddings": [lambda req, _: (200, embeddings_body(req["model"], [[0.5, -0.25, 0.125], [0.25, 0.5, -0.75]], 14,
+                                                        as_base64=True), {})],
+    "image": [body(images_body(PNG, output_format="png", size="1024x1024", quality="auto", tokens=(15, 4160)))],
+    "decision": [body(decision_body("gpt-6-luna", KIT_TRIAGE, (180, 3)))],
+}
