@@ -79,7 +79,7 @@ async def test_documents_are_checked_before_sending(player, no_network):
     assert no_network == []
 
 
-async def test_a_text_only_model_refuses_images_before_sending(player, no_network):
-    with pytest.raises(UnsupportedFeatureError, match="o3-mini"):
-        await player.invoke(lambda p: p.analyze_image(PNG, "What is it?", model="o3-mini"))
+async def test_a_model_without_vision_refuses_images_before_sending(player, no_network):
+    with pytest.raises(UnsupportedFeatureError, match="text-embedding-3-small"):
+        await player.invoke(lambda p: p.analyze_image(PNG, "What is it?", model="text-embedding-3-small"))
     assert no_network == []

@@ -1,7 +1,9 @@
 """The OpenAI model catalogue: which model offers which feature. Imports no SDK.
 
 Model ids follow the literals of the installed ``openai`` SDK (``openai/types/shared/chat_model.py``,
-``embedding_model.py``, ``image_model.py``). ``extra`` carries the facts the request mapper needs:
+``embedding_model.py``, ``image_model.py``); models whose announced shutdown date has passed
+(o4-mini, o3-mini, gpt-4.1-nano, o1, ...) are left out. ``extra`` carries the facts the request
+mapper needs:
 
 - ``reasoning``: a reasoning model (``reasoning`` options, encrypted reasoning items; OpenAI
   rejects ``temperature``/``top_p`` for it);
@@ -34,12 +36,10 @@ DECISION_MODEL = "gpt-6-luna"
 
 _SHUTDOWN_2026_12 = "OpenAI announced its shutdown for 2026-12-11"
 _SHUTDOWN_2027_01 = "OpenAI announced its shutdown for 2027-01-14"
-_SHUTDOWN_2026_10 = "OpenAI announced its shutdown for 2026-10-23"
 
 
-def _reasoning(model_id: str, description: str, features: frozenset[Feature] = REASONING,
-               **extra: Any) -> ModelInfo:
-    return ModelInfo(model_id, features, description, {"reasoning": True, **extra})
+def _reasoning(model_id: str, description: str, **extra: Any) -> ModelInfo:
+    return ModelInfo(model_id, REASONING, description, {"reasoning": True, **extra})
 
 
 def _chat(model_id: str, description: str) -> ModelInfo:
@@ -67,12 +67,8 @@ CHAT_MODELS: tuple[ModelInfo, ...] = (
     _reasoning("gpt-5-mini", f"GPT-5 mini ({_SHUTDOWN_2026_12})"),
     _reasoning("gpt-5-nano", f"GPT-5 nano ({_SHUTDOWN_2026_12})"),
     _reasoning("o3", f"o3 reasoning model ({_SHUTDOWN_2026_12})"),
-    _reasoning("o4-mini", f"o4-mini reasoning model ({_SHUTDOWN_2026_10})"),
-    _reasoning("o3-mini", f"o3-mini: text-only reasoning model ({_SHUTDOWN_2026_10})",
-               features=TEXT | {Feature.THINKING}),
     _chat("gpt-4.1", f"GPT-4.1: non-reasoning, accepts temperature ({_SHUTDOWN_2027_01})"),
     _chat("gpt-4.1-mini", f"GPT-4.1 mini: non-reasoning ({_SHUTDOWN_2027_01})"),
-    _chat("gpt-4.1-nano", f"GPT-4.1 nano: non-reasoning ({_SHUTDOWN_2026_10})"),
     _chat("gpt-4o", f"GPT-4o: non-reasoning ({_SHUTDOWN_2027_01})"),
     _chat("gpt-4o-mini", f"GPT-4o mini: non-reasoning ({_SHUTDOWN_2027_01})"),
 )
