@@ -500,10 +500,20 @@ class BaseProvider:
         self, request: ChatRequest, open_stream: Callable[[dict[str, Any]], Iterator[Any]], parser: StreamParser
     ) -> Iterator[StreamEvent]:
         """TOKEN* METADATA END, or TOKEN* ERROR END. Only opening (up to the first chunk) is
-        retried; once a chunk arrived a failure ends the stream with ERROR."""
+        retried; once a chunk arrived a failure ends the stream with ERROR. The request is mapped
+        here, so that an input the plugin refuses raises at the call, before anything is sent."""
+        payload = self.map_chat_request(request)
+        return self._stream_mapped(request, payload, open_stream, parser)
+
+    def _stream_mapped(
+        self,
+        request: ChatRequest,
+        payload: dict[str, Any],
+        open_stream: Callable[[dict[str, Any]], Iterator[Any]],
+        parser: StreamParser,
+    ) -> Iterator[StreamEvent]:
         started = time.perf_counter()
         first_token: float | None = None
-        payload = self.map_chat_request(request)
         chunks: Iterator[Any] | None = None
         call = self._trace("stream", request.model, request)
         try:
@@ -534,15 +544,25 @@ class BaseProvider:
                 close()
         yield StreamEvent.end()
 
-    async def _astream_events(
+    def _astream_events(
         self,
         request: ChatRequest,
         open_stream: Callable[[dict[str, Any]], Awaitable[AsyncIterator[Any]]],
         parser: StreamParser,
     ) -> AsyncIterator[StreamEvent]:
+        """The async twin of :meth:`_stream_events` (mapped at the call, too)."""
+        payload = self.map_chat_request(request)
+        return self._astream_mapped(request, payload, open_stream, parser)
+
+    async def _astream_mapped(
+        self,
+        request: ChatRequest,
+        payload: dict[str, Any],
+        open_stream: Callable[[dict[str, Any]], Awaitable[AsyncIterator[Any]]],
+        parser: StreamParser,
+    ) -> AsyncIterator[StreamEvent]:
         started = time.perf_counter()
         first_token: float | None = None
-        payload = self.map_chat_request(request)
         chunks: AsyncIterator[Any] | None = None
         call = self._trace("stream", request.model, request)
         try:
