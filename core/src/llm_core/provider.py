@@ -286,7 +286,7 @@ class BaseProvider:
             temperature=temperature if temperature is not None else prompt_settings.get("temperature"),
             max_tokens=max_tokens if max_tokens is not None else prompt_settings.get("max_tokens"),
             thinking=_thinking(thinking),
-            call_context=CallContext(call_context) if isinstance(call_context, str) else call_context,
+            call_context=_call_context(call_context, self.identifier),
             options=options,
             **fields,
         )
@@ -645,6 +645,16 @@ def _hide_key(settings: Mapping[str, Any]) -> dict[str, Any]:
     if isinstance(key, str) and key.strip():
         result["api_key"] = Secret(key)
     return result
+
+
+def _call_context(value: CallContext | str | None, provider: str) -> CallContext | None:
+    if value is None or isinstance(value, CallContext):
+        return value
+    try:
+        return CallContext(value)
+    except ValueError:
+        names = ", ".join(c.value for c in CallContext)
+        raise InvalidInputError(f"call_context {value!r} is unknown; use one of {names}", provider=provider) from None
 
 
 def _thinking(value: ThinkingOptions | bool | Mapping[str, Any] | None) -> ThinkingOptions | None:
