@@ -216,8 +216,15 @@ def split_system(messages: Sequence[ChatMessage]) -> tuple[str | None, list[Chat
 
 
 def _first_error(exc: ValidationError) -> str:
-    err = exc.errors()[0]
-    where = ".".join(str(p) for p in err.get("loc", ()))
+    # The most specific error: for ``content`` (a string or a list of parts) pydantic reports
+    # the "not a string" branch first, while the real problem sits inside a part.
+    err = max(exc.errors(), key=lambda e: len(e.get("loc", ())))
+    where = ".".join(str(p) for p in err.get("loc", ()) if not _is_branch_label(p))
     if where == "role":
         return "role must be one of system, user, assistant, tool"
     return f"{where}: {err.get('msg')}" if where else str(err.get("msg"))
+
+
+def _is_branch_label(part: object) -> bool:
+    """Pydantic's names of union branches in an error location (``str``, ``list[...]``)."""
+    return isinstance(part, str) and (part == "str" or "[" in part)
