@@ -76,9 +76,22 @@ class StreamEvent(BaseModel):
 
     @classmethod
     def token(cls, text: str, token_type: TokenType) -> StreamEvent:
-        return cls.model_construct(
-            type=StreamEventType.TOKEN, text=text, token_type=token_type, metadata=None, error=None
+        if cls is not StreamEvent:
+            return cls.model_construct(
+                type=StreamEventType.TOKEN, text=text, token_type=token_type, metadata=None, error=None
+            )
+        # One per streamed delta, so built the way model_construct builds it, without its
+        # per-field loop: the same __dict__, fields set, extra and private state.
+        event = _new(StreamEvent)
+        _set(
+            event,
+            "__dict__",
+            {"type": StreamEventType.TOKEN, "text": text, "token_type": token_type, "metadata": None, "error": None},
         )
+        _set(event, "__pydantic_fields_set__", set(_EVENT_FIELDS))
+        _set(event, "__pydantic_extra__", None)
+        _set(event, "__pydantic_private__", None)
+        return event
 
     @classmethod
     def meta(cls, metadata: StreamMetadata) -> StreamEvent:
@@ -99,4 +112,7 @@ class StreamEvent(BaseModel):
         return self.token_type is not None and self.token_type.is_thinking
 
 
+_new = object.__new__
+_set = object.__setattr__
+_EVENT_FIELDS = frozenset(StreamEvent.model_fields)
 _END = StreamEvent.model_construct(type=StreamEventType.END, text=None, token_type=None, metadata=None, error=None)
