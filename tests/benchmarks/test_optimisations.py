@@ -1,0 +1,112 @@
+"""The core's fast paths (found with the benchmarks) do the same work and give the same results as
+the straightforward code they replaced. No timing is asserted here."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+
+from llm_core.errors import AuthenticationError, ServerError
+from llm_core.retry import RetryPolicy
+from llm_core.streaming import StreamEvent, StreamEventType, TokenType
+
+
+def _no_tenacity(*args: Any, **kwargs: Any) -> Any:
+    raise AssertionError("tenacity must not be set up for a call that needs no retry")
+
+
+class Attempts:
+    def __init__(self, *outcomes: Any, took: float = 0.0) -> None:
+        self.outcomes = list(outcomes)
+        self.took = took
+        self.count = 0
+
+    def __call__(self) -> Any:
+        self.count += 1
+        time.sleep(self.took)
+        outcome = self.outcomes.pop(0)
+        if isinstance(outcome, Exception):
+            raise outcome
+        return outcome
+
+
+def _policy(waits: list[float], **changes: Any) -> RetryPolicy:
+    return RetryPolicy(jitter=0, sleep=waits.append, **changes)
+
+
+def test_a_first_attempt_that_succeeds_or_fails_for_good_never_sets_up_tenacity(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(RetryPolicy, "retrying", _no_tenacity)
+    waits: list[float] = []
+    assert _policy(waits).call(Attempts("ok")) == "ok"
+    denied = AuthenticationError("bad key", provider="x")
+    with pytest.raises(AuthenticationError) as raised:
+        _policy(waits).call(Attempts(denied))
+    assert raised.value is denied and waits == []
+
+
+def test_retries_after_the_first_failure_replay_it_without_sending_again() -> None:
+    waits: list[float] = []
+    attempts = Attempts(ServerError("503", provider="x"), ServerError("503", provider="x"), "ok")
+    assert _policy(waits, max_attempts=5).call(attempts) == "ok"
+    assert attempts.count == 3  # two failures and the success: the first failure was not re-sent
+    assert waits == [0.5, 1.0]  # the backoff of attempts 1 and 2, as under tenacity alone
+
+
+def test_the_attempt_cap_counts_the_first_attempt() -> None:
+    waits: list[float] = []
+    last = ServerError("third", provider="x")
+    attempts = Attempts(ServerError("first", provider="x"), ServerError("second", provider="x"), last)
+    with pytest.raises(ServerError) as raised:
+        _policy(waits, max_attempts=3).call(attempts)
+    assert raised.value is last and attempts.count == 3 and len(waits) == 2
+
+
+def test_the_deadline_counts_from_the_first_attempt() -> None:
+    waits: list[float] = []
+    attempts = Attempts(ServerError("slow", provider="x"), "never", took=0.3)
+    with pytest.raises(ServerError):
+        _policy(waits, initial_delay=0.1, deadline=0.35).call(attempts)
+    assert attempts.count == 1 and waits == []  # 0.3 s spent + 0.1 s wait would pass 0.35 s
+
+
+async def test_async_calls_take_the_same_paths(monkeypatch: pytest.MonkeyPatch) -> None:
+    waits: list[float] = []
+
+    async def record(seconds: float) -> None:
+        waits.append(seconds)
+
+    outcomes: list[Any] = [ServerError("503", provider="x"), "ok"]
+
+    async def attempt() -> Any:
+        outcome = outcomes.pop(0)
+        if isinstance(outcome, Exception):
+            raise outcome
+        return outcome
+
+    policy = RetryPolicy(jitter=0, async_sleep=record)
+    assert await policy.acall(attempt) == "ok"
+    assert waits == [0.5] and outcomes == []
+
+    monkeypatch.setattr(RetryPolicy, "async_retrying", _no_tenacity)
+    outcomes.append("direct")
+    assert await policy.acall(attempt) == "direct"
+
+
+@pytest.mark.parametrize("token_type", list(TokenType))
+def test_token_events_equal_what_model_construct_builds(token_type: TokenType) -> None:
+    fast = StreamEvent.token(" delta ", token_type)
+    slow = StreamEvent.model_construct(
+        type=StreamEventType.TOKEN, text=" delta ", token_type=token_type, metadata=None, error=None
+    )
+    assert fast == slow and type(fast) is StreamEvent
+    assert fast.model_fields_set == slow.model_fields_set
+    assert fast.model_fields_set is not StreamEvent.token("x", token_type).model_fields_set
+    assert (fast.__pydantic_extra__, fast.__pydantic_private__) == (slow.__pydantic_extra__, slow.__pydantic_private__)
+    assert fast.model_dump() == slow.model_dump() and repr(fast) == repr(slow) and hash(fast) == hash(slow)
+    assert fast.is_thinking is token_type.is_thinking
+    with pytest.raises(Exception, match="frozen"):
+        fast.text = "changed"  # type: ignore[misc]
