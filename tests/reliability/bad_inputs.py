@@ -1,0 +1,343 @@
+"""The bad-input catalogue: invalid inputs across the public API and the CLI.
+
+Each entry must raise a typed error (an ``LLMError``) whose message says what to fix, before any
+request is sent. ``fix`` is a fragment that the message must contain (case-insensitive): the
+part that tells the caller what to change. Provider calls are run on the FakeProvider and on
+both plugins (sync and, where the call has one, async); the CLI entries run ``llm-core``
+in-process against the same providers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+from upstreams import PNG_1X1
+
+from llm_core.errors import (
+    ConfigurationError,
+    InvalidInputError,
+    LLMError,
+    UnknownFeatureError,
+    UnknownProviderError,
+    UnsupportedFeatureError,
+)
+from llm_core.messages import DocumentPart, ImagePart
+
+JPEG = b"\xff\xd8\xff\xe0\x00\x10JFIF\x00\x01\x01\x00\x00\x01\x00\x01\x00\x00\xff\xd9"
+PDF = b"%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n"
+TOOL = {"name": "get_weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}
+YES_NO = {"key": "relevant", "kind": "yes_no", "instructions": "Is it relevant?"}
+
+
+class Opaque:
+    """A type Pydantic cannot describe in JSON schema."""
+
+
+class Unusable(BaseModel):
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+    thing: Opaque
+
+
+@dataclass
+class NotAModel:
+    name: str
+
+
+def _user(content: Any) -> list[dict[str, Any]]:
+    return [{"role": "user", "content": content}]
+
+
+def _assistant_call(arguments: Any, name: str = "get_weather") -> list[dict[str, Any]]:
+    return [
+        {"role": "user", "content": "Weather in Paris?"},
+        {"role": "assistant", "content": "", "tool_calls": [{"id": "call_1", "name": name, "arguments": arguments}]},
+    ]
+
+
+@dataclass(frozen=True)
+class Case:
+    """A provider call ``method(*args, **kwargs)`` (sync and ``aio``) that must be refused."""
+
+    key: str
+    what: str
+    method: str
+    args: tuple[Any, ...]
+    error: type[LLMError]
+    fix: str
+    kwargs: dict[str, Any] = field(default_factory=dict)
+    providers: tuple[str, ...] = ("fake", "gemini", "openai")
+    has_async: bool = True
+
+    def call(self, provider: Any) -> Any:
+        return _consume(getattr(provider, self.method)(*self.args, **self.kwargs))
+
+    async def acall(self, provider: Any) -> Any:
+        result = getattr(provider.aio, self.method)(*self.args, **self.kwargs)
+        if hasattr(result, "__aiter__"):
+            return [item async for item in result]
+        return await result
+
+
+def _consume(result: Any) -> Any:
+    if hasattr(result, "__next__"):
+        return list(result)
+    return result
+
+
+def _big(size: int, head: bytes) -> bytes:
+    return head + bytes(size - len(head) + 1)
+
+
+API_CASES: tuple[Case, ...] = (
+    # -- messages ------------------------------------------------------------------------------
+    Case("empty-prompt", "empty prompt", "chat_completion", ("",), InvalidInputError, "prompt is empty"),
+    Case("blank-prompt", "blank prompt", "chat_completion", (" \n\t ",), InvalidInputError, "prompt is empty"),
+    Case("no-messages", "empty message list", "chat_completion", ([],), InvalidInputError, "at least one user message"),
+    Case("none-messages", "None as messages", "chat_completion", (None,), InvalidInputError, "must be a string or a list"),
+    Case("mapping-not-list", "one mapping instead of a list", "chat_completion", ({"role": "user", "content": "hi"},),
+         InvalidInputError, "must be a string or a list"),
+    Case("bytes-messages", "bytes as messages", "chat_completion", (b"hi",), InvalidInputError,
+         "must be a string or a list"),
+    Case("non-mapping-message", "a number in the message list", "chat_completion", ([42],), InvalidInputError,
+         "message 0 must be a chatmessage or a mapping"),
+    Case("unknown-role", "unknown role", "chat_completion", ([{"role": "wizard", "content": "hi"}],),
+         InvalidInputError, "role must be one of system, user, assistant, tool"),
+    Case("missing-role", "message without role", "chat_completion", ([{"content": "hi"}],), InvalidInputError,
+         "message 0 is invalid: role"),
+    Case("only-system", "only system messages", "chat_completion", ([{"role": "system", "content": "be nice"}],),
+         InvalidInputError, "add a user message"),
+    Case("tool-without-id", "tool result without tool_call_id", "chat_completion",
+         ([{"role": "user", "content": "hi"}, {"role": "tool", "content": "42"}],), InvalidInputError,
+         "needs tool_call_id"),
+    Case("user-tool-calls", "tool_calls on a user message", "chat_completion",
+         ([{"role": "user", "content": "hi", "tool_calls": [{"id": "c", "name": "f"}]}],), InvalidInputError,
+         "only assistant messages carry tool_calls"),
+    Case("content-number", "content that is a number", "chat_completion", (_user(42),), InvalidInputError,
+         "message 0 is invalid: content"),
+    Case("unknown-part", "content part of unknown type", "chat_completion", (_user([{"type": "audio", "x": 1}]),),
+         InvalidInputError, "message 0 is invalid: content"),
+    Case("tool-result-parts", "tool result given as parts", "chat_completion",
+         ([*_assistant_call({}), {"role": "tool", "tool_call_id": "call_1", "content": [{"type": "text", "text": "x"}]}],),
+         InvalidInputError, "tool result must be a string"),
+    # -- tool-call arguments ----------------------------------------------------------------------
+    Case("args-not-json", "tool-call arguments that are not JSON", "chat_completion", (_assistant_call("{city: Paris"),),
+         InvalidInputError, "not valid json"),
+    Case("args-not-object", "tool-call arguments that are a JSON list", "chat_completion",
+         (_assistant_call("[1, 2]"),), InvalidInputError, "must decode to a json object"),
+    Case("call-empty-name", "tool call with an empty name", "chat_completion", (_assistant_call({}, name=""),),
+         InvalidInputError, "tool_calls.0.name"),
+    # -- images and documents -------------------------------------------------------------------
+    Case("image-wrong-bytes", "JPEG bytes declared as PNG", "analyze_image",
+         (ImagePart(data=JPEG, mime_type="image/png"),), InvalidInputError, "fix mime_type"),
+    Case("image-not-image", "text bytes declared as PNG", "analyze_image",
+         (ImagePart(data=b"hello, not a picture", mime_type="image/png"),), InvalidInputError,
+         "not a valid png file"),
+    Case("image-format", "unsupported image format (BMP)", "analyze_image",
+         (ImagePart(data=b"BM\x00\x00", mime_type="image/bmp"),), InvalidInputError, "use one of"),
+    Case("image-unknown-type", "image bytes of unknown type, no MIME type", "analyze_image", (b"\x00\x01\x02\x03",),
+         InvalidInputError, "pass mime_type"),
+    Case("image-url-format", "image URL of an unsupported format", "analyze_image",
+         ("https://example.com/picture.tiff",), InvalidInputError, "pass mime_type"),
+    Case("image-too-big", "image over the size limit", "analyze_image",
+         (ImagePart(data=_big(20 * 1024 * 1024, PNG_1X1[:16]), mime_type="image/png"),), InvalidInputError,
+         "accepts at most", providers=("fake", "openai")),
+    Case("image-too-big-gemini", "image over Gemini's inline limit", "analyze_image",
+         (ImagePart(data=_big(15 * 1024 * 1024, PNG_1X1[:16]), mime_type="image/png"),), InvalidInputError,
+         "accepts at most", providers=("gemini",)),
+    Case("image-not-an-image", "a number as the image", "analyze_image", (42,), InvalidInputError,
+         "an image must be bytes, an imagepart, or an http(s) or data: url"),
+    Case("image-none-given", "analyze_image with no image", "analyze_image", ([],), InvalidInputError,
+         "needs at least one image"),
+    Case("image-empty-part", "image part with empty data", "chat_completion",
+         (_user([{"type": "image", "data": b"", "mime_type": "image/png"}]),), InvalidInputError, "data is empty"),
+    Case("image-two-sources", "image part with both data and url", "chat_completion",
+         (_user([{"type": "image", "data": PNG_1X1, "url": "https://x/y.png"}]),), InvalidInputError,
+         "exactly one of data (bytes) or url"),
+    Case("image-bad-base64", "image data that is not base64", "chat_completion",
+         (_user([{"type": "image", "data": "%%% not base64 %%%", "mime_type": "image/png"}]),),
+         InvalidInputError, "bytes or base64 text"),
+    Case("image-data-url-empty", "data: URL without payload", "chat_completion",
+         (_user([{"type": "image", "data": "data:image/png;base64"}]),), InvalidInputError, "needs a ','"),
+    Case("document-wrong-bytes", "PNG bytes declared as PDF", "chat_completion",
+         (_user(["Summarise", DocumentPart(data=PNG_1X1, mime_type="application/pdf")]),), InvalidInputError,
+         "fix mime_type"),
+    Case("document-format", "unsupported document format (Word)", "chat_completion",
+         (_user(["Summarise", DocumentPart(data=b"PK\x03\x04", mime_type="application/msword")]),),
+         InvalidInputError, "use one of pdf"),
+    Case("document-too-big", "document over the size limit", "chat_completion",
+         (_user(["Summarise", DocumentPart(data=_big(15 * 1024 * 1024, PDF), mime_type="application/pdf")]),),
+         InvalidInputError, "accepts at most", providers=("gemini",)),
+    # -- features, providers, settings ----------------------------------------------------------
+    Case("unknown-feature", "supports_feature('vison')", "supports_feature", ("vison",), UnknownFeatureError,
+         "valid features are: chat", has_async=False),
+    Case("unsupported-model-feature", "vision on a model without vision", "analyze_image",
+         (PNG_1X1,), UnsupportedFeatureError, "models that do:", kwargs={"model": "text-only"},
+         providers=("fake",)),
+    Case("thinking-unsupported", "thinking on a model that cannot think", "chat_completion", ("hi",),
+         UnsupportedFeatureError, "does not support thinking", kwargs={"thinking": True, "model": "text-only"},
+         providers=("fake",)),
+    # -- tools ---------------------------------------------------------------------------------
+    Case("tool-empty-name", "tool spec with an empty name", "chat_completion_with_tools",
+         ("hi", [{"name": ""}]), InvalidInputError, "tool name must be 1-128 characters"),
+    Case("tool-name-spaces", "tool name with spaces", "chat_completion_with_tools",
+         ("hi", [{"name": "get weather"}]), InvalidInputError, "letters, digits"),
+    Case("tool-not-object", "tool parameters of type array", "chat_completion_with_tools",
+         ("hi", [{"name": "f", "parameters": {"type": "array"}}]), InvalidInputError, "type 'object'"),
+    Case("tool-properties-list", "tool properties given as a list of names", "chat_completion_with_tools",
+         ("hi", [{"name": "f", "parameters": {"type": "object", "properties": ["city"]}}]), InvalidInputError,
+         "'properties' must be an object"),
+    Case("tool-required-unknown", "tool 'required' naming no property", "chat_completion_with_tools",
+         ("hi", [{"name": "f", "parameters": {"type": "object", "properties": {}, "required": ["city"]}}]),
+         InvalidInputError, "must list names from 'properties'"),
+    Case("tool-duplicate", "two tools with one name", "chat_completion_with_tools", ("hi", [TOOL, TOOL]),
+         InvalidInputError, "tool names must be unique"),
+    Case("tool-none", "no tools", "chat_completion_with_tools", ("hi", []), InvalidInputError,
+         "needs at least one tool"),
+    Case("tool-not-mapping", "a tool given as a string", "chat_completion_with_tools", ("hi", ["get_weather"]),
+         InvalidInputError, "tool 0 is invalid"),
+    Case("tool-choice-blank", "blank tool_choice", "chat_completion_with_tools", ("hi", [TOOL]), InvalidInputError,
+         "tool_choice must be", kwargs={"tool_choice": " "}),
+    # -- decisions -----------------------------------------------------------------------------
+    Case("decision-key-case", "question key with capitals", "decide",
+         ("triage", [{**YES_NO, "key": "Relevant"}]), InvalidInputError, "must match"),
+    Case("decision-key-digit", "question key starting with a digit", "decide",
+         ("triage", [{**YES_NO, "key": "1st"}]), InvalidInputError, "lower-case letter first"),
+    Case("decision-blank-instructions", "blank question instructions", "decide",
+         ("triage", [{**YES_NO, "instructions": "  "}]), InvalidInputError, "must not be blank"),
+    Case("decision-one-option", "choice with one option", "decide",
+         ("triage", [{"key": "pick", "kind": "choice", "instructions": "Pick", "options": ["a"]}]),
+         InvalidInputError, "2 to 255 entries, got 1"),
+    Case("decision-duplicate-options", "choice with duplicate options", "decide",
+         ("triage", [{"key": "pick", "kind": "choice", "instructions": "Pick", "options": ["a", "a"]}]),
+         InvalidInputError, "must be unique"),
+    Case("decision-foreign-description", "description for an option not offered", "decide",
+         ("triage", [{"key": "pick", "kind": "choice", "instructions": "Pick", "options": ["a", "b"],
+                      "option_descriptions": {"c": "?"}}]), InvalidInputError, "options not offered"),
+    Case("decision-eleven-levels", "score with 11 levels", "decide",
+         ("triage", [{"key": "rate", "kind": "score", "instructions": "Rate", "levels": [str(i) for i in range(11)]}]),
+         InvalidInputError, "2 to 10 entries"),
+    Case("decision-unknown-kind", "question of unknown kind", "decide",
+         ("triage", [{**YES_NO, "kind": "maybe"}]), InvalidInputError, "decision question 0 is invalid"),
+    Case("decision-duplicate-keys", "two questions with one key", "decide", ("triage", [YES_NO, YES_NO]),
+         InvalidInputError, "duplicate decision question keys"),
+    Case("decision-no-questions", "no questions", "decide", ("triage", []), InvalidInputError,
+         "at least one question"),
+    Case("decision-empty-subject", "empty subject", "decide", ({}, [YES_NO]), InvalidInputError,
+         "needs a task, a candidate or some evidence"),
+    # -- structured output ----------------------------------------------------------------------
+    Case("schema-number", "a number as the schema", "generate_json", ("a person", 42), InvalidInputError,
+         "pydantic model class or a json-schema dict"),
+    Case("schema-dataclass", "a dataclass as the schema", "generate_json", ("a person", NotAModel),
+         InvalidInputError, "pydantic model class or a json-schema dict"),
+    Case("schema-unusable", "a model Pydantic cannot describe", "generate_json", ("a thing", Unusable),
+         InvalidInputError, "cannot be turned into json schema"),
+    # -- options -------------------------------------------------------------------------------
+    Case("temperature-negative", "temperature -1", "chat_completion", ("hi",), InvalidInputError,
+         "temperature", kwargs={"temperature": -1.0}),
+    Case("temperature-absurd", "temperature 50", "chat_completion", ("hi",), InvalidInputError, "temperature",
+         kwargs={"temperature": 50.0}),
+    Case("max-tokens-zero", "max_tokens 0", "chat_completion", ("hi",), InvalidInputError, "max_tokens",
+         kwargs={"max_tokens": 0}),
+    Case("max-tokens-negative", "max_tokens -5", "chat_completion", ("hi",), InvalidInputError, "max_tokens",
+         kwargs={"max_tokens": -5}),
+    Case("top-p-absurd", "top_p 1.5", "chat_completion", ("hi",), InvalidInputError, "top_p",
+         kwargs={"top_p": 1.5}),
+    Case("thinking-budget", "thinking budget -2", "chat_completion", ("hi",), InvalidInputError, "budget",
+         kwargs={"thinking": {"budget": -2}}),
+    Case("thinking-level", "thinking level 'extreme'", "chat_completion", ("hi",), InvalidInputError, "level",
+         kwargs={"thinking": {"level": "extreme"}}),
+    Case("call-context", "unknown call_context", "chat_completion", ("hi",), InvalidInputError,
+         "agent_thought", kwargs={"call_context": "DAYDREAM"}),
+    Case("stream-temperature", "stream with temperature -1", "stream_chat_completion", ("hi",), InvalidInputError,
+         "temperature", kwargs={"temperature": -1.0}),
+    Case("stream-empty", "stream of an empty prompt", "stream_chat_completion", ("",), InvalidInputError,
+         "prompt is empty"),
+    Case("unknown-option", "an unknown per-call option", "chat_completion", ("hi",), InvalidInputError,
+         "unknown chat option", kwargs={"frobnicate": 1}, providers=("gemini", "openai")),
+    Case("stream-unknown-option", "stream with an unknown option", "stream_chat_completion", ("hi",),
+         InvalidInputError, "unknown chat option", kwargs={"frobnicate": 1}, providers=("gemini", "openai")),
+    Case("embed-nothing", "embeddings of an empty list", "embeddings", ([],), InvalidInputError,
+         "one or more non-empty strings"),
+    Case("embed-blank", "embeddings of a blank string", "embeddings", ([""],), InvalidInputError,
+         "one or more non-empty strings"),
+    Case("embed-dimensions", "embedding dimensions 0", "embeddings", (["hi"],), InvalidInputError, "dimensions",
+         kwargs={"dimensions": 0}),
+    Case("image-prompt-empty", "image prompt empty", "generate_image_bytes", ("",), InvalidInputError,
+         "image prompt is empty"),
+    Case("image-input-shape", "input image not (bytes, mime)", "generate_image_bytes", ("a cat",),
+         InvalidInputError, "(bytes, mime_type) or an imagepart", kwargs={"input_images": [PNG_1X1]}),
+)
+
+
+@dataclass(frozen=True)
+class SetupCase:
+    """An invalid setting or registry use (no provider call involved)."""
+
+    key: str
+    what: str
+    run: Callable[[Any], Any]  # given the registry under test
+    error: type[LLMError]
+    fix: str
+
+
+def _retry(**values: Any) -> Any:
+    from llm_core.retry import RetryPolicy
+
+    return RetryPolicy(**values)
+
+
+SETUP_CASES: tuple[SetupCase, ...] = (
+    SetupCase("select-unknown-feature", "select('telepathy')", lambda r: r.select("telepathy"), UnknownFeatureError,
+              "valid features are"),
+    SetupCase("unknown-provider", "get('nope')", lambda r: r.get("nope"), UnknownProviderError,
+              "registered providers:"),
+    SetupCase("timeout-negative", "timeout=-1", lambda r: r.get("openai", api_key="k", timeout=-1),
+              ConfigurationError, "timeout must be positive"),
+    SetupCase("timeout-text", "timeout='soon'", lambda r: r.get("gemini", api_key="k", timeout="soon"),
+              ConfigurationError, "timeout must be a number of seconds"),
+    SetupCase("retry-zero", "RetryPolicy(max_attempts=0)", lambda r: _retry(max_attempts=0), ConfigurationError,
+              "max_attempts must be at least 1"),
+    SetupCase("retry-negative-delay", "RetryPolicy(initial_delay=-1)", lambda r: _retry(initial_delay=-1.0),
+              ConfigurationError, "must not be negative"),
+    SetupCase("retry-unknown-setting", "retry={'attempts': 5}", lambda r: r.get("openai", api_key="k",
+              retry={"attempts": 5}), ConfigurationError, "known: ['deadline'"),
+    SetupCase("missing-key", "no API key", lambda r: r.get("gemini"), ConfigurationError, "GEMINI_API_KEY"),
+)
+
+
+@dataclass(frozen=True)
+class CliCase:
+    """``llm-core`` arguments that must exit with ``code`` and print what to fix."""
+
+    key: str
+    argv: tuple[str, ...]
+    code: int
+    fix: str
+    files: dict[str, str] = field(default_factory=dict)
+
+
+CLI_CASES: tuple[CliCase, ...] = (
+    CliCase("cli-empty-prompt", ("chat", ""), 2, "prompt is empty"),
+    CliCase("cli-temperature", ("chat", "hi", "--temperature", "-1"), 2, "temperature"),
+    CliCase("cli-temperature-text", ("chat", "hi", "--temperature", "hot"), 2, "invalid float value"),
+    CliCase("cli-max-tokens", ("chat", "hi", "--max-tokens", "0"), 2, "max_tokens"),
+    CliCase("cli-unknown-feature", ("route", "vison"), 2, "valid features are"),
+    CliCase("cli-unknown-provider", ("chat", "hi", "--provider", "nope"), 4, "registered providers"),
+    CliCase("cli-schema-missing", ("json", "a person", "--schema", "missing.json"), 2, "missing.json"),
+    CliCase("cli-schema-list", ("json", "a person", "--schema", "schema.json"), 2, "json-schema dict",
+            files={"schema.json": "[1, 2]"}),
+    CliCase("cli-question-key", ("decide", "--subject", "triage", "--questions", "q.json"), 2, "must match",
+            files={"q.json": '[{"key": "Bad Key", "kind": "yes_no", "instructions": "ok?"}]'}),
+    CliCase("cli-questions-shape", ("decide", "--subject", "triage", "--questions", "q.json"), 2,
+            "expected a list of questions", files={"q.json": '{"questions": 3}'}),
+    CliCase("cli-embed-nothing", ("embed",), 2, "give texts as arguments or --file"),
+    CliCase("cli-embed-dimensions", ("embed", "hi", "--dimensions", "-3"), 2, "dimensions"),
+    CliCase("cli-image-prompt", ("image", " "), 2, "image prompt is empty"),
+)
+
+
+def total_inputs() -> int:
+    return len(API_CASES) + len(SETUP_CASES) + len(CLI_CASES)
