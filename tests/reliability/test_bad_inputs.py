@@ -45,6 +45,10 @@ def _provider(name: str, rigs: dict[str, Rig], sleeps: Sleeps) -> tuple[Any, Any
     return rig.provider(retry=sleeps.policy()), lambda: server.count
 
 
+async def _as_awaitable(call: Any, provider: Any) -> Any:
+    return call(provider)
+
+
 def _check(error: BaseException, case_error: type[LLMError], fix: str) -> None:
     assert isinstance(error, case_error), f"{type(error).__name__}: {error}"
     assert isinstance(error, LLMError)
@@ -66,10 +70,7 @@ async def test_bad_input_is_refused_before_sending(
 ) -> None:
     provider, sent = _provider(name, rigs, sleeps)
     with pytest.raises(LLMError) as caught:
-        if mode == "sync":
-            case.call(provider)
-        else:
-            await case.acall(provider)
+        await (case.acall(provider) if mode == "async" else _as_awaitable(case.call, provider))
     _check(caught.value, case.error, case.fix)
     assert sent() == 0, "nothing may be sent for an invalid input"
     assert sleeps.waits == [], "an invalid input is never retried"
