@@ -16,6 +16,7 @@ from llm_core.errors import (
     ContextLengthExceededError,
     InvalidInputError,
     InvalidRequestError,
+    InvalidResponseError,
     LLMError,
     NotFoundError,
     PermissionDeniedError,
@@ -159,6 +160,7 @@ def test_error_for_status(code: int | None, status: str | None, message: str | N
     ([RETRY_INFO], None, 36.0),
     ([{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "1.250s"}], None, 1.25),
     ([], {"retry-after": "12"}, 12.0),
+    ([], {"retry-after": "Wed, 21 Oct 2015 07:28:00 GMT"}, 0.0),  # an HTTP date in the past
     ([{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "soon"}], None, None),
     ([], None, None),
 ])
@@ -183,6 +185,20 @@ def test_decision_api_errors_are_mapped() -> None:
     assert isinstance(mapped, RateLimitError) and mapped.retry_after == 36.0
     assert isinstance(map_error(_interactions.APITimeoutError(request=request)), ProviderTimeoutError)
     assert isinstance(map_error(_interactions.APIConnectionError(request=request)), ProviderConnectionError)
+
+
+def test_retry_after_as_a_future_http_date() -> None:
+    from datetime import UTC, datetime, timedelta
+    from email.utils import format_datetime
+
+    when = format_datetime(datetime.now(UTC) + timedelta(seconds=30), usegmt=True)
+    delay = retry_delay([], {"retry-after": when})
+    assert delay is not None and 25 <= delay <= 30
+
+
+def test_a_body_that_is_not_json_is_an_invalid_response() -> None:
+    error = genai_errors.UnknownApiResponseError("Failed to parse response as JSON. Raw response: {oops")
+    assert isinstance(map_error(error), InvalidResponseError)
 
 
 def test_local_sdk_validation_and_unknown_errors() -> None:

@@ -13,6 +13,8 @@ import contextlib
 import json
 import re
 from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
 from typing import Any
 
 from llm_core.errors import (
@@ -59,12 +61,22 @@ def retry_delay(details: Sequence[Mapping[str, Any]], headers: Mapping[str, str]
             if match:
                 return float(match.group(1))
     value = (headers or {}).get("retry-after")
-    if value is not None:
-        try:
-            return max(float(value), 0.0)
-        except ValueError:
-            return None
-    return None
+    return None if value is None else _retry_after(value)
+
+
+def _retry_after(value: str) -> float | None:
+    """A ``Retry-After`` header: seconds, or an HTTP date."""
+    try:
+        return max(float(value), 0.0)
+    except ValueError:
+        pass
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return max((when - datetime.now(UTC)).total_seconds(), 0.0)
 
 
 def error_for_status(
@@ -124,7 +136,7 @@ def map_error(error: BaseException) -> LLMError:
     mapped = _map_decision_error(error) or _map_transport_error(error)
     if mapped is not None:
         return mapped
-    if isinstance(error, json.JSONDecodeError):
+    if isinstance(error, json.JSONDecodeError | genai_errors.UnknownApiResponseError):
         return InvalidResponseError(f"Gemini sent a body that is not JSON: {error}", provider=PROVIDER)
     auth = _map_auth_error(error)
     if auth is not None:
