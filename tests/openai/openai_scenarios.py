@@ -357,6 +357,13 @@ def json_truncated(p: Any) -> Any:
     return p.generate_json(LARGEST_CITY, schema=City, model="gpt-4.1", max_tokens=8)
 
 
+@scenario("json_model_429", rate_limited({"retry-after": "1"}),
+          ok(Answer([Msg(['{"city":"Tokyo","country":"Japan"}'])], usage(48, 10), seed="json_model_429")),
+          authored_only=True)
+def json_model_429(p: Any) -> Any:
+    return p.generate_json(LARGEST_CITY, schema=City, model="gpt-4.1")
+
+
 @scenario("json_stream", sse(Answer([Msg(['{"city":', '"Tokyo",', '"country":"Japan"}'])], usage(48, 10),
                                     seed="json_stream")))
 def json_stream(p: Any) -> Any:

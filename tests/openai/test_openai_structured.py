@@ -64,3 +64,9 @@ async def test_a_streamed_schema_is_sent_as_responses_parse_sends_it(player):
     text = "".join(e.text for e in events if e.type is StreamEventType.TOKEN)
     assert City.model_validate_json(text) == City(city="Tokyo", country="Japan")
     assert player.sent()["text"] == {"format": CITY_FORMAT} and player.sent()["stream"] is True
+
+
+async def test_responses_parse_is_retried_like_any_call(player):
+    city = await player.play("json_model_429")
+    assert city.city == "Tokyo"
+    assert player.sleeps == [1.0] and player.cassette.play_count == 2
