@@ -52,6 +52,7 @@ from core_gemini_plugin.provider import GeminiProvider
 from llm_core.errors import LLMError
 from llm_core.messages import ChatMessage
 from llm_core.retry import RetryPolicy
+from llm_core.testing import scenarios as sc
 from llm_core.testing.cassettes import SECRET_HEADERS, use_cassette
 from llm_core.tools import ToolCall
 
@@ -520,6 +521,68 @@ MODEL_LIST = {"models": [
 ]}
 case("list_models", [ok(MODEL_LIST)])(lambda p: p.available_models())
 case("list_models_invalid_key", [INVALID_KEY], raises=LLMError)(lambda p: p.test_connection())
+
+
+# -- the llm-core conformance kit's scenarios (cassettes/gemini/conformance/) ------------------------
+
+KIT_PNG = sc.PNG_IMAGE
+
+
+def conformance(scenario: str, replies: list[Reply]) -> None:
+    """A kit scenario, made exactly as the kit's checks make it (``run_scenario``)."""
+    CASES[f"conformance/{scenario}"] = Case(replies, lambda p: sc.run_scenario(p, scenario), None,
+                                            RetryPolicy.none())
+
+
+conformance("models", [ok(MODEL_LIST)])
+conformance("chat", [ok(generate("conformance/chat", [text("Hello there, and welcome - it's great to have you here!")],
+                                 meta=usage(10, 13, 24)))])
+conformance("error", [INVALID_KEY])
+conformance("stream", [sse(chunks("conformance/stream", [text("One, two,"), text(" three, four,"), text(" five.")],
+                                  prompt=12))])
+
+
+def _conformance_stream_error(_request: httpx2.Request) -> httpx2.Response:
+    good = chunks("conformance/stream_error", [text("Six, seven,"), text(" eight")], prompt=19)
+    good[-1]["candidates"][0].pop("finishReason")
+    error = {"error": {"code": 503, "message": "The model is overloaded. Please try again later.",
+                       "status": "UNAVAILABLE"}}
+    body = "".join(f"data: {json.dumps(c)}\r\n\r\n" for c in [*good, error])
+    return httpx2.Response(200, headers=SSE_HEADERS, content=body.encode())
+
+
+conformance("stream_error", [_conformance_stream_error])
+conformance("tools", [
+    ok(generate("conformance/tools", [call("get_weather", {"city": "Paris"}, signature("kit-tools"))],
+                meta=usage(62, 15, 57))),
+    ok(generate("conformance/tools_2", [text("It is sunny in Paris right now, at about 18 °C.")],
+                meta=usage(118, 14))),
+])
+conformance("json", [ok(generate("conformance/json", [text(
+    '{\n  "name": "Paris",\n  "country": "France",\n  "population": 2102650\n}')], meta=usage(15, 27)))])
+conformance("vision", [ok(generate("conformance/vision", [text("Red.")], meta=usage(272, 2)))])
+conformance("documents", [ok(generate("conformance/documents", [text("The invoice total is 42 EUR.")],
+                                      meta=usage(273, 9)))])
+conformance("thinking", [ok(generate("conformance/thinking", [
+    thought("**Testing divisibility**\n\n391 is odd and not divisible by 3, 7, 11 or 13. Trying 17: 17 x 23 = 391, "
+            "so it has a factor.\n"),
+    text("No. 391 = 17 x 23, so it is not prime.", thoughtSignature=signature("kit-thinking"))],
+    meta=usage(19, 15, 212)))])
+conformance("embeddings", [ok({"embeddings": [{"values": vector("kit-cat", 3072)},
+                                              {"values": vector("kit-dog", 3072, like="kit-cat")}]})])
+conformance("image", [ok(generate("conformance/image", [inline(KIT_PNG, "image/png")], model="gemini-2.5-flash-image",
+                                  meta=usage(13, 1290)))])
+conformance("decision", [ok({
+    "answers": {
+        "needs_human": {"type": "noul", "noul": 0.88, "confidence": 0.88},
+        "category": {"type": "choice", "choice": "billing", "confidence": 0.94,
+                     "probabilities": {"billing": 0.94, "shipping": 0.02, "technical": 0.04}},
+        "urgency": {"type": "score", "score": 1.3, "confidence": 0.56,
+                    "probabilities": {"0": 0.14, "1": 0.42, "2": 0.44},
+                    "legend": {"0": "low", "1": "medium", "2": "high"}},
+    },
+    "usage": {"total_input_tokens": 131, "total_output_tokens": 6, "total_tokens": 137},
+})])
 
 
 # -- recording -----------------------------------------------------------------------------------
