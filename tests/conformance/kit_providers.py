@@ -262,23 +262,23 @@ class DeclaresStreaming(_EchoChat):
 #: Broken provider → the checks (test names) it must fail; every other check must pass or skip.
 BROKEN: dict[type[BaseProvider], set[str]] = {
     MetadataTwice: {"test_stream_event_order", "test_stream_sync_and_async_agree"},
-    StreamRaises: {"test_stream_failure_ends_with_error", "test_stream_failure_sync_and_async_agree"},
+    StreamRaises: {"test_stream_error_ends_with_error_then_end", "test_stream_error_sync_and_async_agree"},
     # its stream_text also swallows the stream's error
-    StreamTextWithThinking: {"test_stream_text_is_only_text", "test_stream_failure_ends_with_error"},
+    StreamTextWithThinking: {"test_stream_text_is_only_text", "test_stream_error_ends_with_error_then_end"},
     DropsToolCalls: {"test_tool_call_round_trip", "test_tools_sync_and_async_agree"},
     RejectsToolResults: {"test_tool_call_round_trip", "test_tools_sync_and_async_agree"},
     JsonAsText: {"test_json_validates_into_model", "test_json_sync_and_async_agree"},
     RawErrors: {
         "test_error_maps_to_taxonomy",
         "test_error_sync_and_async_agree",
-        "test_stream_failure_ends_with_error",
-        "test_stream_failure_sync_and_async_agree",
+        "test_stream_error_ends_with_error_then_end",
+        "test_stream_error_sync_and_async_agree",
     },
     UntypedErrors: {
         "test_error_maps_to_taxonomy",
         "test_error_sync_and_async_agree",
-        "test_stream_failure_ends_with_error",
-        "test_stream_failure_sync_and_async_agree",
+        "test_stream_error_ends_with_error_then_end",
+        "test_stream_error_sync_and_async_agree",
     },
     AsyncDiffers: {
         "test_chat_sync_and_async_agree",

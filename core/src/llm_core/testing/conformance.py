@@ -89,8 +89,8 @@ SCENARIO_OF: dict[str, str] = {
     "test_stream_event_order": "stream",
     "test_stream_text_is_only_text": "stream",
     "test_stream_sync_and_async_agree": "stream",
-    "test_stream_failure_ends_with_error": "stream_error",
-    "test_stream_failure_sync_and_async_agree": "stream_error",
+    "test_stream_error_ends_with_error_then_end": "stream_error",
+    "test_stream_error_sync_and_async_agree": "stream_error",
     "test_tool_call_round_trip": "tools",
     "test_tools_sync_and_async_agree": "tools",
     "test_json_validates_into_model": "json",
@@ -388,7 +388,7 @@ class ProviderConformance:
         check_stream(provider, aevents)
         agree(provider, "streams", stream_key(events), stream_key(aevents))
 
-    def test_stream_failure_ends_with_error(self, provider: BaseProvider) -> None:
+    def test_stream_error_ends_with_error_then_end(self, provider: BaseProvider) -> None:
         model = self.model(provider, Feature.STREAMING)
         events = _stream(provider, "stream_error", model)
         check_stream_failure(provider, events, self.expected_error)
@@ -400,7 +400,7 @@ class ProviderConformance:
             f"got {describe(outcome)}",
         )
 
-    def test_stream_failure_sync_and_async_agree(self, provider: BaseProvider) -> None:
+    def test_stream_error_sync_and_async_agree(self, provider: BaseProvider) -> None:
         model = self.model(provider, Feature.STREAMING)
         events = _stream(provider, "stream_error", model)
         aevents = _astream(provider, "stream_error", model)
