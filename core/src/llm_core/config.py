@@ -5,6 +5,7 @@ API keys are wrapped in :class:`Secret`, whose ``repr`` and ``str`` never show t
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
@@ -46,6 +47,28 @@ class Secret:
 
     def __reduce__(self) -> Any:  # pickling keeps the value; it is never printed
         return (Secret, (self._value,))
+
+
+REDACTED = "***"
+
+
+def redact_exception(error: BaseException, secret: str) -> None:
+    """Replace ``secret`` by ``***`` in the messages (and string attributes) of ``error`` and of
+    every exception it chains (``__cause__`` / ``__context__``), so that neither ``str()``,
+    ``repr()`` nor a traceback can show it."""
+    if len(secret) < 6:  # too short to redact without mangling ordinary text
+        return
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if any(isinstance(arg, str) and secret in arg for arg in current.args):
+            current.args = tuple(arg.replace(secret, REDACTED) if isinstance(arg, str) else arg for arg in current.args)
+        for name, value in list(vars(current).items()):  # e.g. an SDK error's message or body
+            if isinstance(value, str) and secret in value:
+                with contextlib.suppress(AttributeError, TypeError):
+                    setattr(current, name, value.replace(secret, REDACTED))
+        current = current.__cause__ or current.__context__
 
 
 def config_path() -> Path | None:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
 
 from llm_core import observers
-from llm_core.config import Secret, provider_section, resolve_api_key, resolve_setting
+from llm_core.config import Secret, provider_section, redact_exception, resolve_api_key, resolve_setting
 from llm_core.errors import (
     ConfigurationError,
     InvalidInputError,
@@ -316,11 +316,14 @@ class BaseProvider:
 
     def _mapped(self, error: BaseException) -> LLMError:
         if isinstance(error, LLMError):
-            return error
-        mapped = self.map_error(error)
-        mapped.__cause__ = error
-        if mapped.provider is None:
-            mapped.provider = self.identifier
+            mapped = error
+        else:
+            mapped = self.map_error(error)
+            mapped.__cause__ = error
+            if mapped.provider is None:
+                mapped.provider = self.identifier
+        if self.api_key is not None:  # an upstream may quote the key back in its error body
+            redact_exception(mapped, self.api_key.reveal())
         return mapped
 
     def _trace(self, operation: str, model: str | None, request: Any = None) -> _CallTrace:
