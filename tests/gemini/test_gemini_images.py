@@ -131,5 +131,9 @@ def test_imagen_uses_vertex_ai_with_its_own_key_kept_secret() -> None:
     provider = GeminiProvider(api_key=KEY, vertex_api_key="vertex-test-key")
     assert provider.vertex_api_key == Secret("vertex-test-key")
     assert "vertex-test-key" not in repr(provider) and "vertex_api_key" not in provider.options
+    assert "vertex-test-key" not in repr(vars(provider))
+    provider.configure({"vertex_api_key": "other-vertex-test-key"})
+    assert provider.vertex_api_key == Secret("other-vertex-test-key")
+    assert "other-vertex-test-key" not in repr(vars(provider))
     assert provider.imagen_client.vertexai
     assert provider.http_options(vertex=True).api_version is None
