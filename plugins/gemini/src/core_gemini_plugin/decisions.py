@@ -42,8 +42,10 @@ def map_question(question: Question) -> dict[str, Any]:
         mapped: dict[str, Any] = {"type": "noul", "instructions": question.instructions}
         criteria = {
             key: value
-            for key, value in (("true_description", question.yes_description),
-                               ("false_description", question.no_description))
+            for key, value in (
+                ("true_description", question.yes_description),
+                ("false_description", question.no_description),
+            )
             if value
         }
         if criteria:
@@ -63,8 +65,9 @@ def parse_decision_response(raw: genai_decisions.CreateDecisionResponse, request
     feedback = raw.prompt_feedback
     if feedback is not None and feedback.block_reason:
         detail = f": {feedback.block_reason_message}" if feedback.block_reason_message else ""
-        raise ContentFilteredError(f"Gemini blocked the decision input ({feedback.block_reason}){detail}",
-                                   provider=PROVIDER)
+        raise ContentFilteredError(
+            f"Gemini blocked the decision input ({feedback.block_reason}){detail}", provider=PROVIDER
+        )
     from google.genai import decisions as sdk
 
     questions = {q.key: q for q in request.questions}
@@ -74,8 +77,13 @@ def parse_decision_response(raw: genai_decisions.CreateDecisionResponse, request
         if isinstance(answer, sdk.NoulAnswer):
             answers[key] = _noul(key, answer)
         elif isinstance(answer, sdk.ChoiceAnswer):
-            answers[key] = DecisionAnswer(key=key, kind="choice", choice=answer.choice,
-                                          probabilities=dict(answer.probabilities), confidence=answer.confidence)
+            answers[key] = DecisionAnswer(
+                key=key,
+                kind="choice",
+                choice=answer.choice,
+                probabilities=dict(answer.probabilities),
+                confidence=answer.confidence,
+            )
         elif isinstance(answer, sdk.ScoreAnswer):
             answers[key] = _score(key, answer, questions.get(key))
             expected[key] = answer.score
@@ -85,14 +93,26 @@ def parse_decision_response(raw: genai_decisions.CreateDecisionResponse, request
     metadata: dict[str, Any] = {"native": "decisions.create"}
     if expected:
         metadata["expected_scores"] = expected
-    return DecisionResponse(answers=answers, probability_kind=ProbabilityKind.CALIBRATED, model=request.model,
-                            provider=PROVIDER, usage=_usage(raw), metadata=metadata)
+    return DecisionResponse(
+        answers=answers,
+        probability_kind=ProbabilityKind.CALIBRATED,
+        model=request.model,
+        provider=PROVIDER,
+        usage=_usage(raw),
+        metadata=metadata,
+    )
 
 
 def _noul(key: str, answer: genai_decisions.NoulAnswer) -> DecisionAnswer:
     p_yes = float(answer.noul)
-    return DecisionAnswer(key=key, kind="yes_no", value=p_yes, choice="yes" if p_yes >= 0.5 else "no",
-                          probabilities={"yes": p_yes, "no": 1.0 - p_yes}, confidence=answer.confidence)
+    return DecisionAnswer(
+        key=key,
+        kind="yes_no",
+        value=p_yes,
+        choice="yes" if p_yes >= 0.5 else "no",
+        probabilities={"yes": p_yes, "no": 1.0 - p_yes},
+        confidence=answer.confidence,
+    )
 
 
 def _score(key: str, answer: genai_decisions.ScoreAnswer, question: Question | None) -> DecisionAnswer:
@@ -103,8 +123,14 @@ def _score(key: str, answer: genai_decisions.ScoreAnswer, question: Question | N
     label = None
     if isinstance(question, ScoreQuestion) and 0 <= level < len(question.levels):
         label = question.levels[level]
-    return DecisionAnswer(key=key, kind="score", value=float(level), choice=label, probabilities=probabilities,
-                          confidence=answer.confidence)
+    return DecisionAnswer(
+        key=key,
+        kind="score",
+        value=float(level),
+        choice=label,
+        probabilities=probabilities,
+        confidence=answer.confidence,
+    )
 
 
 def _index(value: str) -> int:
@@ -118,5 +144,9 @@ def _usage(raw: genai_decisions.CreateDecisionResponse) -> Usage:
     usage = raw.usage
     if usage is None:
         return Usage()
-    return Usage(prompt_tokens=usage.total_input_tokens or 0, completion_tokens=usage.total_output_tokens or 0,
-                 total_tokens=usage.total_tokens or 0, thinking_tokens=usage.total_thought_tokens)
+    return Usage(
+        prompt_tokens=usage.total_input_tokens or 0,
+        completion_tokens=usage.total_output_tokens or 0,
+        total_tokens=usage.total_tokens or 0,
+        thinking_tokens=usage.total_thought_tokens,
+    )

@@ -129,8 +129,7 @@ def map_error(error: BaseException) -> LLMError:
 
     if isinstance(error, genai_errors.APIError):
         message, details = error_details(error.details)
-        return error_for_status(error.code, error.status, error.message or message, details,
-                                _headers(error.response))
+        return error_for_status(error.code, error.status, error.message or message, details, _headers(error.response))
     if isinstance(error, genai_errors.ContinuationInterruptedError) and error.__cause__ is not None:
         return map_error(error.__cause__)
     mapped = _map_decision_error(error) or _map_transport_error(error)
@@ -166,8 +165,13 @@ def _map_decision_error(error: BaseException) -> LLMError | None:
         message, details = error_details(body)
         inner = body.get("error") if isinstance(body, Mapping) else None
         status = inner.get("status") if isinstance(inner, Mapping) else None
-        return error_for_status(error.status_code, status if isinstance(status, str) else None,
-                                message or error.message, details, _headers(getattr(error, "response", None)))
+        return error_for_status(
+            error.status_code,
+            status if isinstance(status, str) else None,
+            message or error.message,
+            details,
+            _headers(getattr(error, "response", None)),
+        )
     return None
 
 

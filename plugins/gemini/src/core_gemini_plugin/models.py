@@ -15,13 +15,28 @@ from __future__ import annotations
 from llm_core.features import Feature
 from llm_core.specs import ModelInfo
 
-TEXT_FEATURES = frozenset({
-    Feature.CHAT, Feature.COMPLETION, Feature.STREAMING, Feature.TOOLS, Feature.VISION,
-    Feature.DOCUMENTS, Feature.JSON_MODE, Feature.THINKING, Feature.DECISION,
-})
-IMAGE_MODEL_FEATURES = frozenset({
-    Feature.IMAGE, Feature.CHAT, Feature.COMPLETION, Feature.STREAMING, Feature.VISION,
-})
+TEXT_FEATURES = frozenset(
+    {
+        Feature.CHAT,
+        Feature.COMPLETION,
+        Feature.STREAMING,
+        Feature.TOOLS,
+        Feature.VISION,
+        Feature.DOCUMENTS,
+        Feature.JSON_MODE,
+        Feature.THINKING,
+        Feature.DECISION,
+    }
+)
+IMAGE_MODEL_FEATURES = frozenset(
+    {
+        Feature.IMAGE,
+        Feature.CHAT,
+        Feature.COMPLETION,
+        Feature.STREAMING,
+        Feature.VISION,
+    }
+)
 
 DEFAULT_MODEL = "gemini-2.5-flash"
 DEFAULT_IMAGEN_MODEL = "imagen-4.0-generate-001"
@@ -43,14 +58,23 @@ MODELS: tuple[ModelInfo, ...] = (
     ModelInfo("gemini-2.5-flash-image", IMAGE_MODEL_FEATURES, "Native image generation and editing (1K)."),
     ModelInfo("gemini-3-pro-image", IMAGE_MODEL_FEATURES, "Gemini 3 Pro Image: up to 4K output."),
     ModelInfo("gemini-3.1-flash-image", IMAGE_MODEL_FEATURES, "Gemini 3.1 Flash Image."),
-    ModelInfo("imagen-4.0-generate-001", {Feature.IMAGE}, "Imagen 4 (Vertex AI predict endpoint).",
-              extra={"api": "imagen"}),
-    ModelInfo("imagen-4.0-fast-generate-001", {Feature.IMAGE}, "Imagen 4 Fast (Vertex AI predict endpoint).",
-              extra={"api": "imagen"}),
+    ModelInfo(
+        "imagen-4.0-generate-001", {Feature.IMAGE}, "Imagen 4 (Vertex AI predict endpoint).", extra={"api": "imagen"}
+    ),
+    ModelInfo(
+        "imagen-4.0-fast-generate-001",
+        {Feature.IMAGE},
+        "Imagen 4 Fast (Vertex AI predict endpoint).",
+        extra={"api": "imagen"},
+    ),
     ModelInfo("gemini-embedding-001", {Feature.EMBEDDINGS}, "Text embeddings (3072 dimensions, MRL-truncatable)."),
     ModelInfo("gemini-embedding-2", {Feature.EMBEDDINGS}, "Multimodal embeddings."),
-    ModelInfo("decisions-prerelease", {Feature.DECISION}, "Native calibrated decisions (client.decisions).",
-              extra={"native_decisions": True}),
+    ModelInfo(
+        "decisions-prerelease",
+        {Feature.DECISION},
+        "Native calibrated decisions (client.decisions).",
+        extra={"native_decisions": True},
+    ),
 )
 
 PROVIDER_FEATURES = frozenset().union(*(m.features for m in MODELS))

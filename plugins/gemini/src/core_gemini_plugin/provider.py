@@ -43,8 +43,16 @@ if TYPE_CHECKING:
 DEFAULT_API_VERSION = "v1"
 
 
-class GeminiProvider(StreamingCapable, ToolCapable, VisionCapable, DocumentCapable, StructuredOutputCapable,
-                     EmbeddingCapable, ImageGenerationCapable, DecisionCapable):
+class GeminiProvider(
+    StreamingCapable,
+    ToolCapable,
+    VisionCapable,
+    DocumentCapable,
+    StructuredOutputCapable,
+    EmbeddingCapable,
+    ImageGenerationCapable,
+    DecisionCapable,
+):
     """Google Gemini through google-genai.
 
     Provider options (constructor keywords or ``[providers.gemini]`` in the config file):
@@ -107,8 +115,9 @@ class GeminiProvider(StreamingCapable, ToolCapable, VisionCapable, DocumentCapab
                     from google import genai
 
                     assert self.api_key is not None
-                    self._genai = genai.Client(vertexai=False, api_key=self.api_key.reveal(),
-                                               http_options=self.http_options())
+                    self._genai = genai.Client(
+                        vertexai=False, api_key=self.api_key.reveal(), http_options=self.http_options()
+                    )
                 client = self._genai
         return client
 
@@ -125,9 +134,12 @@ class GeminiProvider(StreamingCapable, ToolCapable, VisionCapable, DocumentCapab
                     options = self.http_options(vertex=True)
                     project = self.options.get("vertex_project")
                     if project:
-                        self._imagen = genai.Client(vertexai=True, project=project,
-                                                    location=self.options.get("vertex_location", "global"),
-                                                    http_options=options)
+                        self._imagen = genai.Client(
+                            vertexai=True,
+                            project=project,
+                            location=self.options.get("vertex_location", "global"),
+                            http_options=options,
+                        )
                     else:
                         key = self.vertex_api_key or self.api_key
                         assert key is not None
@@ -205,19 +217,22 @@ class GeminiProvider(StreamingCapable, ToolCapable, VisionCapable, DocumentCapab
             return None
         return request.model_copy(update={"size": "2K"})
 
-    def build_imagen_request(self, prompt: str, *, model: str | None = None, mime_type: str = "image/jpeg",
-                             **options: Any) -> ImageRequest:
+    def build_imagen_request(
+        self, prompt: str, *, model: str | None = None, mime_type: str = "image/jpeg", **options: Any
+    ) -> ImageRequest:
         """Validate an Imagen call (nothing is sent for an invalid one)."""
         if not isinstance(prompt, str) or not prompt.strip():
             raise InvalidInputError("the image prompt is empty", provider=self.identifier)
         chosen = model or DEFAULT_IMAGEN_MODEL
         if not is_imagen(chosen):
-            raise InvalidInputError(f"{chosen!r} is not an Imagen model; use generate_image_bytes for it",
-                                    provider=self.identifier)
+            raise InvalidInputError(
+                f"{chosen!r} is not an Imagen model; use generate_image_bytes for it", provider=self.identifier
+            )
         self._require(Feature.IMAGE, chosen)
         fields = {k: options.pop(k) for k in ("size", "aspect_ratio", "quality") if k in options}
-        request: ImageRequest = build(ImageRequest, self.identifier, prompt=prompt, model=chosen,
-                                      mime_type=mime_type, options=options, **fields)
+        request: ImageRequest = build(
+            ImageRequest, self.identifier, prompt=prompt, model=chosen, mime_type=mime_type, options=options, **fields
+        )
         return request
 
     def generate_imagen(self, prompt: str, **options: Any) -> ImageResponse:
@@ -228,8 +243,9 @@ class GeminiProvider(StreamingCapable, ToolCapable, VisionCapable, DocumentCapab
         The SDK serves Imagen only on Vertex AI (see :attr:`imagen_client`).
         """
         request = self.build_imagen_request(prompt, **options)
-        return self._run("generate_imagen", request, self.map_image_request, self._send_image,
-                         self.parse_image_response)
+        return self._run(
+            "generate_imagen", request, self.map_image_request, self._send_image, self.parse_image_response
+        )
 
     def generate_imagen_bytes(self, prompt: str, **options: Any) -> tuple[bytes, str]:
         """The first Imagen image as ``(bytes, mime_type)``."""

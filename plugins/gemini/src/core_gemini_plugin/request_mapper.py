@@ -26,21 +26,46 @@ PROVIDER = "gemini"
 MAX_INLINE_BYTES = 15 * 1024 * 1024
 
 #: Extra ``chat_completion`` options passed to ``GenerateContentConfig`` unchanged.
-CHAT_OPTIONS = frozenset({
-    "top_k", "seed", "presence_penalty", "frequency_penalty", "safety_settings", "cached_content",
-    "media_resolution",
-})
-EMBEDDING_TASK_TYPES = frozenset({
-    "SEMANTIC_SIMILARITY", "CLASSIFICATION", "CLUSTERING", "RETRIEVAL_DOCUMENT", "RETRIEVAL_QUERY",
-    "QUESTION_ANSWERING", "FACT_VERIFICATION", "CODE_RETRIEVAL_QUERY",
-})
+CHAT_OPTIONS = frozenset(
+    {
+        "top_k",
+        "seed",
+        "presence_penalty",
+        "frequency_penalty",
+        "safety_settings",
+        "cached_content",
+        "media_resolution",
+    }
+)
+EMBEDDING_TASK_TYPES = frozenset(
+    {
+        "SEMANTIC_SIMILARITY",
+        "CLASSIFICATION",
+        "CLUSTERING",
+        "RETRIEVAL_DOCUMENT",
+        "RETRIEVAL_QUERY",
+        "QUESTION_ANSWERING",
+        "FACT_VERIFICATION",
+        "CODE_RETRIEVAL_QUERY",
+    }
+)
 EMBEDDING_OPTIONS = frozenset({"title"})
 IMAGE_SIZES = ("1K", "2K", "4K")
 ASPECT_RATIOS = ("1:1", "2:3", "3:2", "3:4", "4:3", "4:5", "5:4", "9:16", "16:9", "21:9")
-IMAGEN_OPTIONS = frozenset({
-    "seed", "negative_prompt", "person_generation", "safety_filter_level", "add_watermark",
-    "enhance_prompt", "output_compression_quality", "guidance_scale", "language", "include_rai_reason",
-})
+IMAGEN_OPTIONS = frozenset(
+    {
+        "seed",
+        "negative_prompt",
+        "person_generation",
+        "safety_filter_level",
+        "add_watermark",
+        "enhance_prompt",
+        "output_compression_quality",
+        "guidance_scale",
+        "language",
+        "include_rai_reason",
+    }
+)
 TOOL_CHOICE_MODES = {"auto": "AUTO", "none": "NONE", "required": "ANY"}
 
 
@@ -119,9 +144,7 @@ def map_thinking(options: ThinkingOptions, model: str) -> dict[str, Any]:
     if options.budget is not None and options.level is not None:
         raise InvalidInputError("give either a thinking budget or a thinking level, not both", provider=PROVIDER)
     if options.level is not None and thinking_style(model) == "budget":
-        raise InvalidInputError(
-            f"model {model!r} takes a thinking budget, not a thinking level", provider=PROVIDER
-        )
+        raise InvalidInputError(f"model {model!r} takes a thinking budget, not a thinking level", provider=PROVIDER)
     config: dict[str, Any] = {"include_thoughts": options.include_thoughts}
     if options.budget is not None:
         config["thinking_budget"] = options.budget
@@ -216,8 +239,11 @@ def _assistant_parts(message: ChatMessage) -> list[dict[str, Any]]:
         if isinstance(s, Mapping) and s.get("tool_call_id")
     }
     text_signature = next(
-        (s["signature"] for s in message.metadata.get("thought_signatures", ())
-         if isinstance(s, Mapping) and s.get("kind") == "text"),
+        (
+            s["signature"]
+            for s in message.metadata.get("thought_signatures", ())
+            if isinstance(s, Mapping) and s.get("kind") == "text"
+        ),
         None,
     )
     parts = [_content_part(p) for p in message.parts]
@@ -240,8 +266,7 @@ def replay_part(saved: Mapping[str, Any]) -> dict[str, Any]:
         part["thought"] = True
     if "function_call" in saved:
         call = saved["function_call"]
-        part["function_call"] = {**{k: call[k] for k in ("id", "name") if k in call},
-                                 "args": _object(call.get("args"))}
+        part["function_call"] = {**{k: call[k] for k in ("id", "name") if k in call}, "args": _object(call.get("args"))}
     if "inline_data" in saved:
         blob = saved["inline_data"]
         part["inline_data"] = {"data": base64.b64decode(blob["data"]), "mime_type": blob.get("mime_type")}
@@ -340,7 +365,5 @@ def map_imagen_request(request: ImageRequest) -> dict[str, Any]:
 
 def _aspect_ratio(value: str) -> str:
     if value not in ASPECT_RATIOS:
-        raise InvalidInputError(
-            f"aspect ratio {value!r} is not one of {', '.join(ASPECT_RATIOS)}", provider=PROVIDER
-        )
+        raise InvalidInputError(f"aspect ratio {value!r} is not one of {', '.join(ASPECT_RATIOS)}", provider=PROVIDER)
     return value

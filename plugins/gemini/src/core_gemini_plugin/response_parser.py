@@ -36,10 +36,19 @@ if TYPE_CHECKING:
 
 PROVIDER = "gemini"
 #: Finish reasons that mean the provider's filters stopped the answer (SPEC §1.7).
-BLOCKING_FINISH_REASONS = frozenset({
-    "SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "IMAGE_SAFETY",
-    "IMAGE_PROHIBITED_CONTENT", "IMAGE_RECITATION", "MODEL_ARMOR",
-})
+BLOCKING_FINISH_REASONS = frozenset(
+    {
+        "SAFETY",
+        "RECITATION",
+        "BLOCKLIST",
+        "PROHIBITED_CONTENT",
+        "SPII",
+        "IMAGE_SAFETY",
+        "IMAGE_PROHIBITED_CONTENT",
+        "IMAGE_RECITATION",
+        "MODEL_ARMOR",
+    }
+)
 
 
 # -- small pieces shared with the stream parser ----------------------------------------------
@@ -130,8 +139,13 @@ class PartLog:
         if isinstance(part.text, str):
             thought = part.thought is True
             last = self.parts[-1] if self.parts else None
-            if (merge_text and last is not None and "text" in last
-                    and last.get("thought", False) == thought and "thought_signature" not in last):
+            if (
+                merge_text
+                and last is not None
+                and "text" in last
+                and last.get("thought", False) == thought
+                and "thought_signature" not in last
+            ):
                 last["text"] += part.text
                 if signature:
                     last["thought_signature"] = signature
@@ -229,8 +243,10 @@ def parse_embedding_response(raw: types.EmbedContentResponse, request: Embedding
         )
     usage = Usage()
     if raw.usage_metadata is not None:
-        usage = Usage(prompt_tokens=raw.usage_metadata.prompt_token_count or 0,
-                      total_tokens=raw.usage_metadata.total_token_count or 0)
+        usage = Usage(
+            prompt_tokens=raw.usage_metadata.prompt_token_count or 0,
+            total_tokens=raw.usage_metadata.total_token_count or 0,
+        )
     metadata: dict[str, Any] = {}
     if raw.truncated is not None:
         metadata["truncated"] = raw.truncated
@@ -252,8 +268,11 @@ def parse_image_response(raw: types.GenerateContentResponse, request: ImageReque
             continue
         text = "".join(t for t, thought in text_parts(parts) if not thought)
         return ImageResponse(
-            data=blob.data, mime_type=blob.mime_type or request.mime_type, model=raw.model_version or request.model,
-            provider=PROVIDER, usage=usage_from(raw.usage_metadata),
+            data=blob.data,
+            mime_type=blob.mime_type or request.mime_type,
+            model=raw.model_version or request.model,
+            provider=PROVIDER,
+            usage=usage_from(raw.usage_metadata),
             metadata={"text": text or None, "response_id": raw.response_id},
         )
     reason = enum_name(raw.candidates[0].finish_reason) if raw.candidates else None
@@ -273,8 +292,11 @@ def parse_imagen_response(raw: types.GenerateImagesResponse, request: ImageReque
         image = generated.image
         if image is not None and image.image_bytes:
             return ImageResponse(
-                data=image.image_bytes, mime_type=image.mime_type or request.mime_type, model=request.model,
-                provider=PROVIDER, revised_prompt=generated.enhanced_prompt,
+                data=image.image_bytes,
+                mime_type=image.mime_type or request.mime_type,
+                model=request.model,
+                provider=PROVIDER,
+                revised_prompt=generated.enhanced_prompt,
             )
     reasons = [g.rai_filtered_reason for g in images if g.rai_filtered_reason]
     if reasons:

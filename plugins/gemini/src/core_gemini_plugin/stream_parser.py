@@ -60,8 +60,7 @@ class GeminiStreamParser:
 
     def finish(self) -> StreamMetadata:
         if self._finish is None:
-            raise InvalidResponseError("the Gemini stream ended without a finish reason (cut off)",
-                                       provider=PROVIDER)
+            raise InvalidResponseError("the Gemini stream ended without a finish reason (cut off)", provider=PROVIDER)
         usage = self._usage
         calls = self._log.tool_calls
         return StreamMetadata(
