@@ -13,6 +13,7 @@ from llm_core.errors import (
     ContentFilteredError,
     ContextLengthExceededError,
     InvalidRequestError,
+    InvalidResponseError,
     NotFoundError,
     PermissionDeniedError,
     ProviderConnectionError,
@@ -124,14 +125,48 @@ def test_error_codes_of_streams_and_failed_responses(code, kind):
     ({"retry-after-ms": "1500", "retry-after": "9"}, 1.5),
     ({"retry-after": "3"}, 3.0),
     ({"retry-after": "0.5"}, 0.5),
-    ({"retry-after": "Wed, 21 Oct 2026 07:28:00 GMT"}, None),
+    ({"retry-after": "Sun, 29 Nov 2026 12:00:04 GMT"}, 4.0),  # an HTTP date, 4 s after "now"
+    ({"retry-after": "Sun, 29 Nov 2026 11:59:00 GMT"}, 0.0),  # a date in the past
+    ({"retry-after": "soon"}, None),
     ({}, None),
 ])
 def test_retry_after_headers(headers, seconds):
-    assert retry_after_seconds(httpx2.Headers(headers)) == seconds
+    now = 1795953600.0  # Sun, 29 Nov 2026 12:00:00 GMT
+    assert retry_after_seconds(httpx2.Headers(headers), now=now) == seconds
 
 
 def test_redaction_removes_keys_and_known_secrets():
     text = "Incorrect API key provided: sk-proj-abc123*****wxyz for my-secret-value"
     cleaned = redact(text, ["my-secret-value"])
     assert "abc123" not in cleaned and "wxyz" not in cleaned and "my-secret-value" not in cleaned
+
+
+async def test_a_200_that_is_not_json_is_an_invalid_response(monkeypatch, player):
+    def truncated(self, request):
+        return httpx2.Response(200, headers={"content-type": "application/json"}, content=b'{"id": "resp_1", "out',
+                               request=request)
+
+    async def atruncated(self, request):
+        return truncated(self, request)
+
+    monkeypatch.setattr(httpx2.HTTPTransport, "handle_request", truncated)
+    monkeypatch.setattr(httpx2.AsyncHTTPTransport, "handle_async_request", atruncated)
+    with pytest.raises(InvalidResponseError, match="not valid JSON") as caught:
+        await player.invoke(lambda p: p.generate_text("hi", model="gpt-4.1"))
+    assert caught.value.raw == '{"id": "resp_1", "out'
+    assert player.sleeps == []  # not retried
+
+
+def test_the_chained_sdk_exception_is_scrubbed_of_the_key():
+    key = "sk-live-canary-0123456789abcdef"
+    provider = make_provider(api_key=key)
+    request = httpx2.Request("POST", "https://api.openai.com/v1/responses")
+    body = {"error": {"message": f"Incorrect API key provided: {key}.", "type": "invalid_request_error",
+                      "code": "invalid_api_key", "param": None}}
+    sdk_error = openai.AuthenticationError(f"Error code: 401 - {body}", response=httpx2.Response(
+        401, json=body, request=request), body=body["error"])
+    mapped = provider.map_error(sdk_error)
+    assert isinstance(mapped, AuthenticationError)
+    for text in (str(mapped), str(sdk_error), repr(sdk_error), repr(sdk_error.args), sdk_error.message,
+                 repr(sdk_error.body)):
+        assert key not in text and "0123456789abcdef" not in text

@@ -7,7 +7,11 @@ answers, and nothing key-like may reach a log or an exception.
 
 from __future__ import annotations
 
+import email.utils
+import json
+import math
 import re
+import time
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -48,6 +52,32 @@ def redact(text: str, secrets: Iterable[str] = ()) -> str:
     return _KEY_LIKE.sub(lambda m: f"{m.group(1)}-***", text)
 
 
+def _redact_value(value: Any, secrets: tuple[str, ...]) -> Any:
+    if isinstance(value, str):
+        return redact(value, secrets)
+    if isinstance(value, Mapping):
+        return {key: _redact_value(item, secrets) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return type(value)(_redact_value(item, secrets) for item in value)
+    return value
+
+
+def scrub_chain(error: BaseException, secrets: Iterable[str] = ()) -> None:
+    """Redact keys in place along ``error``'s chain (``args``, ``message``, ``body``): the SDK
+    exception stays attached as ``__cause__`` of the mapped error, and some servers quote the
+    rejected key in full."""
+    kept = tuple(secrets)
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        current.args = _redact_value(current.args, kept)
+        for name in ("message", "body"):
+            if isinstance(getattr(current, name, None), str | Mapping | list):
+                setattr(current, name, _redact_value(getattr(current, name), kept))
+        current = current.__cause__ or current.__context__
+
+
 def error_from_code(code: str | None, message: str, *, provider: str, status: int | None = None,
                     retry_after: float | None = None) -> LLMError:
     """The error for an OpenAI error ``code`` (used for stream errors and failed responses)."""
@@ -64,8 +94,9 @@ def error_from_code(code: str | None, message: str, *, provider: str, status: in
     return InvalidRequestError(text, provider=provider, status_code=status)
 
 
-def retry_after_seconds(headers: Mapping[str, str] | None) -> float | None:
-    """``retry-after-ms`` (preferred) or ``retry-after`` in seconds; HTTP dates are ignored."""
+def retry_after_seconds(headers: Mapping[str, str] | None, *, now: float | None = None) -> float | None:
+    """The server's wait in seconds: ``retry-after-ms`` (preferred), else ``retry-after`` as
+    seconds or as an HTTP date (a date in the past gives 0)."""
     if headers is None:
         return None
     for name, divisor in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
@@ -76,9 +107,18 @@ def retry_after_seconds(headers: Mapping[str, str] | None) -> float | None:
             seconds = float(value) / divisor
         except ValueError:
             continue
-        if seconds >= 0 and seconds != float("inf"):
+        if seconds >= 0 and math.isfinite(seconds):
             return seconds
-    return None
+    value = headers.get("retry-after")
+    if not value:
+        return None
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        return None
+    return max(0.0, when.timestamp() - (time.time() if now is None else now))
 
 
 def _body_fields(body: object) -> tuple[str | None, str | None]:
@@ -97,6 +137,7 @@ def map_openai_error(error: BaseException, *, provider: str, secrets: Iterable[s
     import openai
 
     secrets = tuple(secrets)
+    scrub_chain(error, secrets)
 
     def clean(text: str) -> str:
         return redact(text, secrets)
@@ -115,6 +156,9 @@ def map_openai_error(error: BaseException, *, provider: str, secrets: Iterable[s
     if isinstance(error, openai.APIError):  # e.g. an error event inside a stream
         code, message = _body_fields(error.body)
         return error_from_code(code, clean(message or error.message), provider=provider)
+    if isinstance(error, json.JSONDecodeError):  # a 200 whose body (or a stream event) is not JSON
+        return InvalidResponseError(f"OpenAI sent a body that is not valid JSON: {clean(str(error))}",
+                                    provider=provider, raw=clean(error.doc[:2000]))
     if isinstance(error, pydantic.ValidationError):
         return InvalidResponseError(f"OpenAI's answer does not match the expected schema: {clean(str(error))}",
                                     provider=provider)
