@@ -1,6 +1,6 @@
 """Author the conformance cassettes that ``llm-core new-plugin`` ships.
 
-    python tests/scaffold/author_cassettes.py
+    python tests/scaffold/author_cassettes.py [OUT_DIR]
 
 Renders the scaffold under a placeholder name, runs every conformance scenario it claims through
 the generated provider (real httpx2 client, real request bodies), answers each request with a
@@ -178,7 +178,8 @@ def without_lengths(text: str) -> str:
     return json.dumps(cassette, indent=2, ensure_ascii=False) + "\n"
 
 
-def main() -> int:
+def main(argv: list[str]) -> int:
+    out = Path(argv[0]) if argv else TEMPLATES
     current = {"scenario": ""}
     # vcrpy wraps the transport method it finds when it is first imported: install the authored
     # answers first, so that recording captures them as if they came from the network.
@@ -202,18 +203,18 @@ def main() -> int:
             with use_cassette(recorded / f"{scenario}.json", mode="all"):
                 results = run_scenario(provider, scenario)
             print(f"{scenario}: {[type(r).__name__ for r in results]}")
-        TEMPLATES.mkdir(parents=True, exist_ok=True)
-        for old in TEMPLATES.glob("*.json.tmpl"):
+        out.mkdir(parents=True, exist_ok=True)
+        for old in out.glob("*.json.tmpl"):
             old.unlink()
         for path in sorted(recorded.glob("*.json")):
             text = without_lengths(path.read_text(encoding="utf-8"))
             text = text.replace(f"api.{PLACEHOLDER}.example", "api.{{ host }}.example").replace(
                 PLACEHOLDER, "{{ identifier }}"
             )
-            (TEMPLATES / f"{path.name}.tmpl").write_text(text, encoding="utf-8")
-    print(f"wrote {len(SCENARIOS)} cassettes to {TEMPLATES}")
+            (out / f"{path.name}.tmpl").write_text(text, encoding="utf-8")
+    print(f"wrote {len(SCENARIOS)} cassettes to {out}")
     return 0
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(main(sys.argv[1:]))
