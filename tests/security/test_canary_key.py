@@ -8,17 +8,18 @@ server error retried, connection reset, malformed answer, and an upstream that e
 from __future__ import annotations
 
 import logging
-import secrets
 import traceback
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-
+from canary import echo_key_upstream, make_canary
 from fault_fixtures import AttemptCounter
-from fault_server import FaultServer, Request, json_response, reset
+from fault_server import FaultServer, reset
 from fault_targets import GEMINI, OPENAI, Target
+from operations import OPERATIONS
+
 from llm_core import observers
 from llm_core.discovery import new_plugin_manager
 from llm_core.errors import AuthenticationError, InvalidResponseError, LLMError, ProviderConnectionError, ServerError
@@ -26,7 +27,6 @@ from llm_core.observers import LoggingObserver
 from llm_core.retry import RetryPolicy
 from llm_core.streaming import StreamEvent
 from llm_core.testing import FakeProvider, FakeReply
-from operations import OPERATIONS
 
 STREAMS = {
     "stream_chat_completion": (
@@ -38,14 +38,6 @@ STREAMS = {
 
 async def _collect(events: Any) -> list[StreamEvent]:
     return [e async for e in events]
-
-
-def make_canary(style: str, provider: str) -> str:
-    """A fresh key for this run: shaped like the provider's real keys, or plain."""
-    token = secrets.token_hex(18)
-    if style == "plain":
-        return f"canary-{token}"
-    return {"gemini": "AIza" + token[:35].ljust(35, "x"), "openai": f"sk-proj-{token}"}.get(provider, f"sk-{token}")
 
 
 @dataclass
@@ -87,24 +79,6 @@ def debug_logs(caplog: pytest.LogCaptureFixture) -> Iterator[pytest.LogCaptureFi
     caplog.counter = counter  # type: ignore[attr-defined]
     yield caplog
     observers.install(None)
-
-
-def echo_key_upstream(target: Target) -> Any:
-    """An upstream that rejects the key and quotes it back in full (some compatible servers do)."""
-
-    def behaviour_for(request: Request) -> Any:
-        key = request.headers.get("authorization", "").removeprefix("Bearer ") or request.headers.get(
-            "x-goog-api-key", ""
-        )
-        if target.name == "gemini":
-            body = {"error": {"code": 401, "status": "UNAUTHENTICATED",
-                              "message": f"API key not valid: {key}. Please pass a valid API key."}}
-        else:
-            body = {"error": {"message": f"Incorrect API key provided: {key}.", "type": "invalid_request_error",
-                              "param": None, "code": "invalid_api_key"}}
-        return json_response(401, body)
-
-    return behaviour_for
 
 
 FAILURES = ("key-rejected-and-echoed", "server-error-retried", "connection-reset", "malformed-answer")
