@@ -102,14 +102,16 @@ def reasoning_texts(item: Any) -> list[str]:
 
 def parse_response(raw: Response, request: ChatRequest) -> CompletionResponse:
     """A Responses API result → :class:`CompletionResponse` (text, thinking, tool calls, usage)."""
-    if getattr(raw, "status", None) == "failed" and getattr(raw, "error", None) is not None:
-        raise error_from_code(raw.error.code, raw.error.message, provider=PROVIDER)  # type: ignore[union-attr]
+    status = getattr(raw, "status", None)
+    error = getattr(raw, "error", None)
+    if status == "failed" and error is not None:
+        raise error_from_code(error.code, error.message, provider=PROVIDER)
     texts: list[str] = []
     refusals: list[str] = []
     thinking: list[str] = []
     reasoning: list[dict[str, Any]] = []
     calls: list[ToolCall] = []
-    for item in raw.output or ():
+    for item in getattr(raw, "output", None) or ():
         kind = getattr(item, "type", None)
         if kind == "message":
             for part in getattr(item, "content", None) or ():
@@ -126,20 +128,20 @@ def parse_response(raw: Response, request: ChatRequest) -> CompletionResponse:
     content = "".join(texts)
     refused = bool(refusals) and not content
     incomplete = getattr(raw, "incomplete_details", None)
-    reason = finish_reason(getattr(raw, "status", None), getattr(incomplete, "reason", None),
-                           has_calls=bool(calls), refused=refused)
-    metadata: dict[str, Any] = {"response_id": raw.id, "status": getattr(raw, "status", None)}
+    reason = finish_reason(status, getattr(incomplete, "reason", None), has_calls=bool(calls), refused=refused)
+    usage = getattr(raw, "usage", None)
+    metadata: dict[str, Any] = {"response_id": getattr(raw, "id", None), "status": status}
     if reasoning:
         metadata[REASONING_ITEMS] = reasoning
     if refusals:
         metadata["refusal"] = "".join(refusals)
-    if raw.usage is not None:
-        metadata["raw_usage"] = dump(raw.usage)
+    if usage is not None:
+        metadata["raw_usage"] = dump(usage)
     return CompletionResponse(
         content=content if not refused else "".join(refusals),
-        model=raw.model or request.model,
+        model=getattr(raw, "model", None) or request.model,
         provider=PROVIDER,
-        usage=usage_from(raw.usage),
+        usage=usage_from(usage),
         finish_reason=reason,
         tool_calls=calls or None,
         thinking="\n\n".join(thinking) or None,
