@@ -36,10 +36,17 @@ _KEY_LIKE = re.compile(r"\b(sk|sess|org|proj)-[A-Za-z0-9_*\-]{6,}")
 
 #: Error codes (HTTP error bodies, stream ``error`` events, ``response.error``) and their class.
 CONTEXT_CODES = frozenset({"context_length_exceeded", "string_above_max_length"})
-FILTER_CODES = frozenset({
-    "content_filter", "content_policy_violation", "moderation_blocked", "bio_policy",
-    "image_content_policy_violation", "misalignment_policy_violation", "cyber_policy",
-})
+FILTER_CODES = frozenset(
+    {
+        "content_filter",
+        "content_policy_violation",
+        "moderation_blocked",
+        "bio_policy",
+        "image_content_policy_violation",
+        "misalignment_policy_violation",
+        "cyber_policy",
+    }
+)
 RATE_CODES = frozenset({"rate_limit_exceeded", "insufficient_quota", "rate_limit_error"})
 SERVER_CODES = frozenset({"server_error", "internal_error", "vector_store_timeout", "server_is_overloaded"})
 
@@ -78,8 +85,9 @@ def scrub_chain(error: BaseException, secrets: Iterable[str] = ()) -> None:
         current = current.__cause__ or current.__context__
 
 
-def error_from_code(code: str | None, message: str, *, provider: str, status: int | None = None,
-                    retry_after: float | None = None) -> LLMError:
+def error_from_code(
+    code: str | None, message: str, *, provider: str, status: int | None = None, retry_after: float | None = None
+) -> LLMError:
     """The error for an OpenAI error ``code`` (used for stream errors and failed responses)."""
     text = f"OpenAI error{f' {status}' if status else ''}{f' ({code})' if code else ''}: {message}"
     normalized = (code or "").lower()
@@ -149,19 +157,26 @@ def map_openai_error(error: BaseException, *, provider: str, secrets: Iterable[s
         detail = f": {clean(str(cause))}" if cause else ""
         return ProviderConnectionError(f"cannot reach the OpenAI API{detail}", provider=provider)
     if isinstance(error, openai.APIResponseValidationError):
-        return InvalidResponseError(f"OpenAI returned data the SDK cannot read: {clean(error.message)}",
-                                    provider=provider, status_code=error.status_code)
+        return InvalidResponseError(
+            f"OpenAI returned data the SDK cannot read: {clean(error.message)}",
+            provider=provider,
+            status_code=error.status_code,
+        )
     if isinstance(error, openai.APIStatusError):
         return _from_status(error, provider, clean)
     if isinstance(error, openai.APIError):  # e.g. an error event inside a stream
         code, message = _body_fields(error.body)
         return error_from_code(code, clean(message or error.message), provider=provider)
     if isinstance(error, json.JSONDecodeError):  # a 200 whose body (or a stream event) is not JSON
-        return InvalidResponseError(f"OpenAI sent a body that is not valid JSON: {clean(str(error))}",
-                                    provider=provider, raw=clean(error.doc[:2000]))
+        return InvalidResponseError(
+            f"OpenAI sent a body that is not valid JSON: {clean(str(error))}",
+            provider=provider,
+            raw=clean(error.doc[:2000]),
+        )
     if isinstance(error, pydantic.ValidationError):
-        return InvalidResponseError(f"OpenAI's answer does not match the expected schema: {clean(str(error))}",
-                                    provider=provider)
+        return InvalidResponseError(
+            f"OpenAI's answer does not match the expected schema: {clean(str(error))}", provider=provider
+        )
     if isinstance(error, openai.OpenAIError):
         return ConfigurationError(f"OpenAI client error: {clean(str(error))}", provider=provider)
     return ProviderError(f"{type(error).__name__}: {clean(str(error))}", provider=provider)
@@ -180,8 +195,9 @@ def _from_status(error: Any, provider: str, clean: Any) -> LLMError:
     if status == 404:
         return NotFoundError(label, provider=provider, status_code=status)
     if status == 429:
-        return RateLimitError(label, provider=provider, status_code=status,
-                              retry_after=retry_after_seconds(error.response.headers))
+        return RateLimitError(
+            label, provider=provider, status_code=status, retry_after=retry_after_seconds(error.response.headers)
+        )
     if status == 408:
         return ProviderTimeoutError(label, provider=provider, status_code=status)
     if status >= 500:

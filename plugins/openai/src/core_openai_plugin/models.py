@@ -21,9 +21,16 @@ from llm_core.features import Feature
 from llm_core.specs import ModelInfo
 
 #: Chat models without image input.
-TEXT = frozenset({
-    Feature.CHAT, Feature.COMPLETION, Feature.STREAMING, Feature.TOOLS, Feature.JSON_MODE, Feature.DECISION,
-})
+TEXT = frozenset(
+    {
+        Feature.CHAT,
+        Feature.COMPLETION,
+        Feature.STREAMING,
+        Feature.TOOLS,
+        Feature.JSON_MODE,
+        Feature.DECISION,
+    }
+)
 #: Chat models that also read images and PDFs.
 MULTIMODAL = TEXT | {Feature.VISION, Feature.DOCUMENTS}
 #: Reasoning models: multimodal plus reasoning summaries.
@@ -74,20 +81,36 @@ CHAT_MODELS: tuple[ModelInfo, ...] = (
 )
 
 EMBEDDING_MODELS: tuple[ModelInfo, ...] = (
-    ModelInfo(DEFAULT_EMBEDDING_MODEL, {Feature.EMBEDDINGS}, "1536 dimensions, shortenable",
-              {"dimensions": True, "max_dimensions": 1536}),
-    ModelInfo("text-embedding-3-large", {Feature.EMBEDDINGS}, "3072 dimensions, shortenable",
-              {"dimensions": True, "max_dimensions": 3072}),
-    ModelInfo("text-embedding-ada-002", {Feature.EMBEDDINGS}, "1536 dimensions, fixed",
-              {"dimensions": False, "max_dimensions": 1536}),
+    ModelInfo(
+        DEFAULT_EMBEDDING_MODEL,
+        {Feature.EMBEDDINGS},
+        "1536 dimensions, shortenable",
+        {"dimensions": True, "max_dimensions": 1536},
+    ),
+    ModelInfo(
+        "text-embedding-3-large",
+        {Feature.EMBEDDINGS},
+        "3072 dimensions, shortenable",
+        {"dimensions": True, "max_dimensions": 3072},
+    ),
+    ModelInfo(
+        "text-embedding-ada-002",
+        {Feature.EMBEDDINGS},
+        "1536 dimensions, fixed",
+        {"dimensions": False, "max_dimensions": 1536},
+    ),
 )
 
 IMAGE_MODELS: tuple[ModelInfo, ...] = (
     ModelInfo(DEFAULT_IMAGE_MODEL, {Feature.IMAGE}, "GPT Image 2", {"gpt_image": True}),
     ModelInfo("gpt-image-1.5", {Feature.IMAGE}, "GPT Image 1.5", {"gpt_image": True}),
     ModelInfo("gpt-image-1-mini", {Feature.IMAGE}, "GPT Image 1 mini", {"gpt_image": True}),
-    ModelInfo("gpt-image-1", {Feature.IMAGE},
-              "GPT Image 1 (shut down by OpenAI on 2026-10-23; kept for compatible servers)", {"gpt_image": True}),
+    ModelInfo(
+        "gpt-image-1",
+        {Feature.IMAGE},
+        "GPT Image 1 (shut down by OpenAI on 2026-10-23; kept for compatible servers)",
+        {"gpt_image": True},
+    ),
 )
 
 MODELS: tuple[ModelInfo, ...] = CHAT_MODELS + EMBEDDING_MODELS + IMAGE_MODELS

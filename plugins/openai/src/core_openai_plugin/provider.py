@@ -39,8 +39,16 @@ if TYPE_CHECKING:
 CLIENT_OPTIONS = ("organization", "project", "default_headers", "default_query")
 
 
-class OpenAIProvider(StreamingCapable, ToolCapable, VisionCapable, DocumentCapable, StructuredOutputCapable,
-                     EmbeddingCapable, ImageGenerationCapable, DecisionCapable):
+class OpenAIProvider(
+    StreamingCapable,
+    ToolCapable,
+    VisionCapable,
+    DocumentCapable,
+    StructuredOutputCapable,
+    EmbeddingCapable,
+    ImageGenerationCapable,
+    DecisionCapable,
+):
     """OpenAI (and OpenAI-compatible servers) through the Responses, Embeddings, Images and
     Decisions APIs.
 
@@ -62,9 +70,7 @@ class OpenAIProvider(StreamingCapable, ToolCapable, VisionCapable, DocumentCapab
 
     def _reset_clients(self) -> None:
         self._client: OpenAI | None = None
-        self._aclients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, AsyncOpenAI] = (
-            weakref.WeakKeyDictionary()
-        )
+        self._aclients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, AsyncOpenAI] = weakref.WeakKeyDictionary()
 
     def _client_kwargs(self) -> dict[str, Any]:
         kwargs: dict[str, Any] = {
@@ -111,8 +117,11 @@ class OpenAIProvider(StreamingCapable, ToolCapable, VisionCapable, DocumentCapab
         return request.model_copy(update={"options": {**defaults, **request.options}})
 
     def map_chat_request(self, request: ChatRequest) -> dict[str, Any]:
-        return request_mapper.map_chat(self._with_defaults(request), self.provider_spec.model(request.model),
-                                       strict_sampling=bool(self.options.get("strict_sampling", True)))
+        return request_mapper.map_chat(
+            self._with_defaults(request),
+            self.provider_spec.model(request.model),
+            strict_sampling=bool(self.options.get("strict_sampling", True)),
+        )
 
     def _send_chat(self, payload: dict[str, Any]) -> Response:
         if "text_format" not in payload:

@@ -32,18 +32,38 @@ REASONING_ITEMS = "reasoning_items"
 ENCRYPTED_REASONING = "reasoning.encrypted_content"
 
 #: Request options sent as they are (per call, or as provider defaults).
-PASSTHROUGH_OPTIONS = frozenset({
-    "parallel_tool_calls", "service_tier", "safety_identifier", "prompt_cache_key", "metadata",
-    "truncation", "max_tool_calls", "top_logprobs", "extra_body", "extra_headers", "extra_query",
-})
+PASSTHROUGH_OPTIONS = frozenset(
+    {
+        "parallel_tool_calls",
+        "service_tier",
+        "safety_identifier",
+        "prompt_cache_key",
+        "metadata",
+        "truncation",
+        "max_tool_calls",
+        "top_logprobs",
+        "extra_body",
+        "extra_headers",
+        "extra_query",
+    }
+)
 #: Request options the mapper interprets.
 MAPPED_OPTIONS = frozenset({"verbosity", "image_detail"})
 CHAT_OPTIONS = PASSTHROUGH_OPTIONS | MAPPED_OPTIONS
 EMBEDDING_OPTIONS = frozenset({"encoding_format", "user", "extra_body", "extra_headers", "extra_query"})
-IMAGE_OPTIONS = frozenset({
-    "background", "moderation", "output_compression", "input_fidelity", "safety_identifier", "user",
-    "extra_body", "extra_headers", "extra_query",
-})
+IMAGE_OPTIONS = frozenset(
+    {
+        "background",
+        "moderation",
+        "output_compression",
+        "input_fidelity",
+        "safety_identifier",
+        "user",
+        "extra_body",
+        "extra_headers",
+        "extra_query",
+    }
+)
 DECISION_OPTIONS = frozenset({"safety_identifier", "prompt_cache_key", "extra_body", "extra_headers", "extra_query"})
 
 _SCHEMA_NAME = re.compile(r"[^A-Za-z0-9_-]")
@@ -153,10 +173,14 @@ def input_items(turns: Sequence[ChatMessage], *, detail: str = "auto") -> list[d
             if text:
                 items.append(_message("assistant", text, message))
             for call in message.tool_calls or ():
-                items.append({
-                    "type": "function_call", "call_id": call.id, "name": call.name,
-                    "arguments": json.dumps(call.arguments, separators=(",", ":"), ensure_ascii=False),
-                })
+                items.append(
+                    {
+                        "type": "function_call",
+                        "call_id": call.id,
+                        "name": call.name,
+                        "arguments": json.dumps(call.arguments, separators=(",", ":"), ensure_ascii=False),
+                    }
+                )
         elif message.role is Role.TOOL:
             if not message.tool_call_id:
                 raise InvalidInputError(
@@ -221,8 +245,7 @@ def replay_reasoning(items: object) -> list[dict[str, Any]]:
     if not items:
         return []
     if not isinstance(items, list) or not all(isinstance(i, Mapping) for i in items):
-        raise InvalidInputError(f"metadata[{REASONING_ITEMS!r}] must be a list of reasoning items",
-                                provider=PROVIDER)
+        raise InvalidInputError(f"metadata[{REASONING_ITEMS!r}] must be a list of reasoning items", provider=PROVIDER)
     replay: list[dict[str, Any]] = []
     for item in items:
         if item.get("type") != "reasoning" or not item.get("id"):
@@ -247,8 +270,9 @@ def tool_choice(choice: str, tools: Sequence[ToolSpec]) -> str | dict[str, Any]:
     if choice in ("auto", "none", "required"):
         return choice
     if choice not in {tool.name for tool in tools}:
-        raise InvalidInputError(f"tool_choice {choice!r} is neither auto, none, required nor one of the tools",
-                                provider=PROVIDER)
+        raise InvalidInputError(
+            f"tool_choice {choice!r} is neither auto, none, required nor one of the tools", provider=PROVIDER
+        )
     return {"type": "function", "name": choice}
 
 
@@ -288,8 +312,12 @@ def _json_format(payload: dict[str, Any], text: dict[str, Any], schema: Any) -> 
         return
     if isinstance(schema, Mapping):
         name = _SCHEMA_NAME.sub("_", str(schema.get("title") or "response"))[:64]
-        text["format"] = {"type": "json_schema", "name": name, "schema": dict(schema),
-                          "strict": is_strict_schema(schema)}
+        text["format"] = {
+            "type": "json_schema",
+            "name": name,
+            "schema": dict(schema),
+            "strict": is_strict_schema(schema),
+        }
         return
     text["format"] = {"type": "json_object"}
     # JSON mode requires the word "JSON" in the input; say it when the caller did not.
@@ -320,8 +348,9 @@ def map_embedding(request: EmbeddingRequest, model: ModelInfo | None) -> dict[st
             raise InvalidInputError(f"{request.model} has a fixed size: leave dimensions out", provider=PROVIDER)
         limit = fact(model, "max_dimensions")
         if limit is not None and request.dimensions > limit:
-            raise InvalidInputError(f"{request.model} gives at most {limit} dimensions, not {request.dimensions}",
-                                    provider=PROVIDER)
+            raise InvalidInputError(
+                f"{request.model} gives at most {limit} dimensions, not {request.dimensions}", provider=PROVIDER
+            )
         payload["dimensions"] = request.dimensions
     encoding = request.options.get("encoding_format")
     if encoding not in (None, "float", "base64"):
@@ -350,8 +379,7 @@ def map_image(request: ImageRequest, model: ModelInfo | None) -> dict[str, Any]:
         payload["quality"] = request.quality
     output_format = _IMAGE_FORMATS.get(format_of(request.mime_type))
     if output_format is None:
-        raise InvalidInputError(f"OpenAI images come as PNG, JPEG or WebP, not {request.mime_type}",
-                                provider=PROVIDER)
+        raise InvalidInputError(f"OpenAI images come as PNG, JPEG or WebP, not {request.mime_type}", provider=PROVIDER)
     if fact(model, "gpt_image", request.model.startswith("gpt-image")):
         payload["output_format"] = output_format
     else:  # DALL·E-style models on compatible servers answer with URLs unless asked for base64
@@ -363,8 +391,11 @@ def map_image(request: ImageRequest, model: ModelInfo | None) -> dict[str, Any]:
 def _aspect_size(ratio: str) -> str:
     size = _SIZES.get(ratio.replace(" ", ""))
     if size is None:
-        raise InvalidInputError(f"OpenAI image sizes cover the aspect ratios {', '.join(_SIZES)}, not {ratio!r}; "
-                                "or pass size='WIDTHxHEIGHT'", provider=PROVIDER)
+        raise InvalidInputError(
+            f"OpenAI image sizes cover the aspect ratios {', '.join(_SIZES)}, not {ratio!r}; "
+            "or pass size='WIDTHxHEIGHT'",
+            provider=PROVIDER,
+        )
     return size
 
 
@@ -401,5 +432,9 @@ def decision_question(question: Question) -> dict[str, Any]:
                 choice["description"] = question.option_descriptions[option]
             choices.append(choice)
         return {"type": "choice", "name": question.key, "instructions": question.instructions, "choices": choices}
-    return {"type": "score", "name": question.key, "instructions": question.instructions,
-            "levels": [{"label": level} for level in question.levels]}
+    return {
+        "type": "score",
+        "name": question.key,
+        "instructions": question.instructions,
+        "levels": [{"label": level} for level in question.levels],
+    }

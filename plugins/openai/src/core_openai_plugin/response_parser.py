@@ -55,8 +55,9 @@ def usage_from(usage: Any) -> Usage:
     reasoning = getattr(details, "reasoning_tokens", None) if details is not None else None
     thinking = int(reasoning) if reasoning is not None else None
     total = int(getattr(usage, "total_tokens", 0) or 0) or prompt + output
-    return Usage(prompt_tokens=prompt, completion_tokens=output - (thinking or 0), total_tokens=total,
-                 thinking_tokens=thinking)
+    return Usage(
+        prompt_tokens=prompt, completion_tokens=output - (thinking or 0), total_tokens=total, thinking_tokens=thinking
+    )
 
 
 def tool_call(call_id: str, name: str, arguments: str | None) -> ToolCall:
@@ -64,8 +65,9 @@ def tool_call(call_id: str, name: str, arguments: str | None) -> ToolCall:
     try:
         return ToolCall(id=call_id, name=name, arguments=arguments or "")
     except ValueError as exc:
-        raise InvalidResponseError(f"OpenAI sent unusable arguments for tool {name!r}: {exc}",
-                                   provider=PROVIDER, raw=arguments) from exc
+        raise InvalidResponseError(
+            f"OpenAI sent unusable arguments for tool {name!r}: {exc}", provider=PROVIDER, raw=arguments
+        ) from exc
 
 
 def finish_reason(status: str | None, incomplete_reason: str | None, *, has_calls: bool, refused: bool) -> str:
@@ -87,8 +89,9 @@ def finish_reason(status: str | None, incomplete_reason: str | None, *, has_call
 def reasoning_item(item: Any) -> dict[str, Any]:
     """A reasoning output item as kept for replay: id, summary and the encrypted content."""
     data = dump(item)
-    return {key: data[key] for key in ("type", "id", "summary", "content", "encrypted_content")
-            if data.get(key) is not None}
+    return {
+        key: data[key] for key in ("type", "id", "summary", "content", "encrypted_content") if data.get(key) is not None
+    }
 
 
 def reasoning_texts(item: Any) -> list[str]:
@@ -123,8 +126,11 @@ def parse_response(raw: Response, request: ChatRequest) -> CompletionResponse:
             thinking.extend(reasoning_texts(item))
             reasoning.append(reasoning_item(item))
         elif kind == "function_call":
-            calls.append(tool_call(str(getattr(item, "call_id", "")), str(getattr(item, "name", "")),
-                                   getattr(item, "arguments", None)))
+            calls.append(
+                tool_call(
+                    str(getattr(item, "call_id", "")), str(getattr(item, "name", "")), getattr(item, "arguments", None)
+                )
+            )
     content = "".join(texts)
     refused = bool(refusals) and not content
     incomplete = getattr(raw, "incomplete_details", None)
@@ -157,8 +163,7 @@ def decode_vector(value: Sequence[float] | str) -> list[float]:
     if isinstance(value, str):
         data = base64.b64decode(value)
         if len(data) % 4:
-            raise InvalidResponseError("a base64 embedding is not a whole number of float32 values",
-                                       provider=PROVIDER)
+            raise InvalidResponseError("a base64 embedding is not a whole number of float32 values", provider=PROVIDER)
         return list(struct.unpack(f"<{len(data) // 4}f", data))
     return [float(x) for x in value]
 
@@ -167,11 +172,16 @@ def parse_embeddings(raw: CreateEmbeddingResponse, request: EmbeddingRequest) ->
     """``embeddings.create`` result → vectors in input order."""
     data = sorted(raw.data or (), key=lambda item: item.index)
     if len(data) != len(request.inputs):
-        raise InvalidResponseError(f"OpenAI returned {len(data)} embeddings for {len(request.inputs)} inputs",
-                                   provider=PROVIDER)
+        raise InvalidResponseError(
+            f"OpenAI returned {len(data)} embeddings for {len(request.inputs)} inputs", provider=PROVIDER
+        )
     usage = Usage(prompt_tokens=raw.usage.prompt_tokens, total_tokens=raw.usage.total_tokens) if raw.usage else Usage()
-    return EmbeddingResponse(vectors=[decode_vector(item.embedding) for item in data], model=raw.model or request.model,
-                             provider=PROVIDER, usage=usage)
+    return EmbeddingResponse(
+        vectors=[decode_vector(item.embedding) for item in data],
+        model=raw.model or request.model,
+        provider=PROVIDER,
+        usage=usage,
+    )
 
 
 # --- Images ----------------------------------------------------------------------------------
@@ -191,12 +201,23 @@ def parse_images(raw: ImagesResponse, request: ImageRequest) -> ImageResponse:
     mime = f"image/{fmt}" if fmt else request.mime_type
     usage = None
     if raw.usage is not None:
-        usage = Usage(prompt_tokens=raw.usage.input_tokens, completion_tokens=raw.usage.output_tokens,
-                      total_tokens=raw.usage.total_tokens)
-    metadata = {key: value for key in ("size", "quality", "background")
-                if (value := getattr(raw, key, None)) is not None}
-    return ImageResponse(data=data, mime_type=mime, model=request.model, provider=PROVIDER,
-                         revised_prompt=first.revised_prompt, usage=usage, metadata=metadata)
+        usage = Usage(
+            prompt_tokens=raw.usage.input_tokens,
+            completion_tokens=raw.usage.output_tokens,
+            total_tokens=raw.usage.total_tokens,
+        )
+    metadata = {
+        key: value for key in ("size", "quality", "background") if (value := getattr(raw, key, None)) is not None
+    }
+    return ImageResponse(
+        data=data,
+        mime_type=mime,
+        model=request.model,
+        provider=PROVIDER,
+        revised_prompt=first.revised_prompt,
+        usage=usage,
+        metadata=metadata,
+    )
 
 
 # --- Decisions -------------------------------------------------------------------------------
@@ -221,9 +242,14 @@ def parse_decision(raw: Decision, request: DecisionRequest) -> DecisionResponse:
             continue
         answers[key] = decision_answer(question, answer)
     usage = usage_from(raw.usage)
-    return DecisionResponse(answers=answers, probability_kind=ProbabilityKind.CALIBRATED,
-                            model=raw.model or request.model, provider=PROVIDER, usage=usage,
-                            metadata={"raw_answers": [dump(a) for a in raw.answers or ()]})
+    return DecisionResponse(
+        answers=answers,
+        probability_kind=ProbabilityKind.CALIBRATED,
+        model=raw.model or request.model,
+        provider=PROVIDER,
+        usage=usage,
+        metadata={"raw_answers": [dump(a) for a in raw.answers or ()]},
+    )
 
 
 def decision_answer(question: Question, answer: Any) -> DecisionAnswer:
@@ -231,15 +257,27 @@ def decision_answer(question: Question, answer: Any) -> DecisionAnswer:
     key = question.key
     if answer.type == "predicate":
         p = float(answer.probability)
-        return DecisionAnswer(key=key, kind="yes_no", value=p, choice="yes" if p >= 0.5 else "no",
-                              probabilities={"yes": p, "no": 1.0 - p}, confidence=max(p, 1.0 - p))
+        return DecisionAnswer(
+            key=key,
+            kind="yes_no",
+            value=p,
+            choice="yes" if p >= 0.5 else "no",
+            probabilities={"yes": p, "no": 1.0 - p},
+            confidence=max(p, 1.0 - p),
+        )
     if answer.type == "choice":
         if isinstance(answer.choice, bool):
-            raise InvalidDecisionResponse(f"choice {answer.choice!r} is a boolean; the options are strings",
-                                          provider=PROVIDER, key=key)
+            raise InvalidDecisionResponse(
+                f"choice {answer.choice!r} is a boolean; the options are strings", provider=PROVIDER, key=key
+            )
         probabilities = {str(p.value): float(p.probability) for p in answer.probabilities or ()}
-        return DecisionAnswer(key=key, kind="choice", choice=str(answer.choice), confidence=answer.confidence,
-                              probabilities=probabilities or None)
+        return DecisionAnswer(
+            key=key,
+            kind="choice",
+            choice=str(answer.choice),
+            confidence=answer.confidence,
+            probabilities=probabilities or None,
+        )
     if answer.type == "score" and isinstance(question, ScoreQuestion):
         return _score_answer(question, answer)
     kind = {"predicate": "yes_no", "score": "score"}.get(answer.type, "choice")
@@ -253,8 +291,7 @@ def _score_answer(question: ScoreQuestion, answer: Any) -> DecisionAnswer:
     probabilities: dict[str, float] = {}
     for entry in answer.probabilities or ():
         if entry.label not in question.levels:
-            raise InvalidDecisionResponse(f"level {entry.label!r} was not offered", provider=PROVIDER,
-                                          key=question.key)
+            raise InvalidDecisionResponse(f"level {entry.label!r} was not offered", provider=PROVIDER, key=question.key)
         index = question.levels.index(entry.label)
         index_of_value[int(entry.value)] = index
         probabilities[str(index)] = float(entry.probability)
@@ -266,6 +303,11 @@ def _score_answer(question: ScoreQuestion, answer: Any) -> DecisionAnswer:
     else:
         chosen = score
     label = question.levels[int(chosen)] if float(chosen).is_integer() and 0 <= chosen < len(question.levels) else None
-    return DecisionAnswer(key=question.key, kind="score", value=float(chosen), choice=label,
-                          probabilities=probabilities or None, confidence=answer.confidence)
-
+    return DecisionAnswer(
+        key=question.key,
+        kind="score",
+        value=float(chosen),
+        choice=label,
+        probabilities=probabilities or None,
+        confidence=answer.confidence,
+    )
