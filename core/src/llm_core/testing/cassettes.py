@@ -125,11 +125,33 @@ def _path_without_version(request: Any) -> str:
     return str(request.path)
 
 
+def _env_secrets() -> list[str]:
+    """API keys in the environment (re-recording reads the real keys from there)."""
+    return [v for k, v in os.environ.items() if k.endswith(("_API_KEY", "_ACCESS_TOKEN")) and len(v.strip()) >= 6]
+
+
+def _redact(data: Any, secrets: list[str]) -> Any:
+    for secret in secrets:
+        if isinstance(data, bytes):
+            data = data.replace(secret.encode(), FILTERED.encode())
+        elif isinstance(data, str):
+            data = data.replace(secret, FILTERED)
+    return data
+
+
+def _scrub_request(request: Any) -> Any:
+    request.body = _redact(request.body, _env_secrets())
+    return request
+
+
 def _scrub_response(response: dict[str, Any]) -> dict[str, Any]:
     headers = response.get("headers", {})
     for name in list(headers):
         if name.lower() in SECRET_HEADERS:
             headers.pop(name)
+    body = response.get("body")
+    if isinstance(body, dict) and "string" in body:  # a service may quote the key back in an error
+        body["string"] = _redact(body["string"], _env_secrets())
     return response
 
 
@@ -149,6 +171,7 @@ def make_vcr(cassette_dir: str | Path, *, mode: str | None = None) -> Any:
         match_on=["method", "scheme", "host", "port", "path", "query", "json_body"],
         filter_headers=[(h, FILTERED) for h in SECRET_HEADERS],
         filter_query_parameters=list(SECRET_QUERY),
+        before_record_request=_scrub_request,
         before_record_response=_scrub_response,
         decode_compressed_response=True,
     )
