@@ -19,7 +19,13 @@ from llm_core.capabilities import (
     text_only,
 )
 from llm_core.decisions import DecisionResponse
-from llm_core.errors import ConfigurationError, LLMError, NoMatchingProviderError, UnsupportedFeatureError
+from llm_core.errors import (
+    ConfigurationError,
+    LLMError,
+    NoMatchingProviderError,
+    PluginLoadError,
+    UnsupportedFeatureError,
+)
 from llm_core.features import Feature, parse_features
 from llm_core.responses import CompletionResponse, EmbeddingResponse, ImageResponse
 from llm_core.streaming import StreamEvent, StreamEventType
@@ -130,7 +136,7 @@ class Router:
             try:
                 provider = self._provider(candidate)
                 result = invoke(provider)
-            except ConfigurationError as exc:  # e.g. no key: this provider cannot serve
+            except (ConfigurationError, PluginLoadError) as exc:  # no key, or a broken plugin: cannot serve
                 errors[candidate.identifier] = exc
                 continue
             except LLMError as exc:
@@ -170,7 +176,7 @@ class Router:
         for candidate in candidates:
             try:
                 events = invoke(self._provider(candidate))
-            except ConfigurationError as exc:
+            except (ConfigurationError, PluginLoadError) as exc:
                 errors[candidate.identifier] = exc
                 continue
             delivered = False
@@ -265,7 +271,7 @@ class AsyncRouter:
         for candidate in r.candidates(operation):
             try:
                 result = await invoke(r._provider(candidate))
-            except ConfigurationError as exc:
+            except (ConfigurationError, PluginLoadError) as exc:
                 errors[candidate.identifier] = exc
                 continue
             except LLMError as exc:
@@ -317,7 +323,7 @@ class AsyncRouter:
         for candidate in candidates:
             try:
                 events = r._provider(candidate).aio.stream_chat_completion(messages, **options)
-            except ConfigurationError as exc:
+            except (ConfigurationError, PluginLoadError) as exc:
                 errors[candidate.identifier] = exc
                 continue
             delivered = False
