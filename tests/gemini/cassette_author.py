@@ -30,9 +30,11 @@ import httpx2
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from gemini_inputs import (
+    BROKEN_PNG,
     CASSETTES,
     CLOCK,
     COLORS_SCHEMA,
+    EMPTY_PDF,
     KEY,
     LOOKUP,
     PDF,
@@ -357,6 +359,10 @@ case("tools_choice_named", [ok(generate("tools_choice_named", [call("get_weather
                                                                     signature("oslo"))], meta=usage(58, 15, 40)))])(
     lambda p: p.chat_completion_with_tools("Check the weather in Oslo.", [WEATHER, CLOCK], tool_choice="get_weather"))
 
+case("tools_malformed_call", [ok(generate("tools_malformed_call", None, finish="MALFORMED_FUNCTION_CALL",
+                                          meta=usage(58)))])(
+    lambda p: p.chat_completion_with_tools("Check the weather in Oslo.", [WEATHER]))
+
 # streaming
 
 
@@ -424,6 +430,15 @@ case("document_pdf", [ok(generate("document_pdf", [text("The invoice total is 99
     lambda p: p.chat_completion([{"role": "user", "content": [
         {"type": "text", "text": "What is the invoice total?"},
         {"type": "document", "data": PDF, "mime_type": "application/pdf"}]}]))
+
+case("vision_invalid_image", [google_error(
+    400, "INVALID_ARGUMENT", "Unable to process input image. Please retry or report in "
+    "https://developers.generativeai.google/guide/troubleshooting")], raises=LLMError)(
+    lambda p: p.analyze_image(BROKEN_PNG, "What is in this image?", mime_type="image/png"))
+case("document_no_pages", [google_error(400, "INVALID_ARGUMENT", "The document has no pages.")], raises=LLMError)(
+    lambda p: p.chat_completion([{"role": "user", "content": [
+        {"type": "text", "text": "What is the invoice total?"},
+        {"type": "document", "data": EMPTY_PDF, "mime_type": "application/pdf"}]}]))
 
 # embeddings
 

@@ -26,6 +26,12 @@ PDF = (
     b"trailer<</Root 1 0 R>>\n%%EOF\n"
 )
 
+#: A PNG signature with a truncated body: passes the local checks, the service cannot decode it.
+BROKEN_PNG = PNG[:24]
+#: A PDF without pages.
+EMPTY_PDF = b"%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n2 0 obj<</Type/Pages/Kids[]/Count 0>>endobj\n" \
+    b"trailer<</Root 1 0 R>>\n%%EOF\n"
+
 SYSTEM = "You are a concise geography tutor."
 QUESTION = "What is the capital of France?"
 THINK_QUESTION = "How many times does the letter r appear in strawberry?"

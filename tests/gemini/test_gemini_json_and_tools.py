@@ -116,6 +116,14 @@ def test_tool_choice_restricts_to_one_function(run: Runner) -> None:
     assert response.metadata["thought_signatures"][0]["tool_call_id"] == response.tool_calls[0].id
 
 
+def test_a_malformed_function_call_is_reported_not_hidden(run: Runner) -> None:
+    with cassette("tools_malformed_call"):
+        response = run("chat_completion_with_tools", "Check the weather in Oslo.", [WEATHER])
+    assert response.finish_reason == "malformed_function_call"
+    assert response.tool_calls is None and response.content == ""
+    assert response.metadata["finish_reason"] == "MALFORMED_FUNCTION_CALL"
+
+
 def test_invalid_tools_are_refused_before_sending(offline: Offline) -> None:
     provider, sent = offline()
     with pytest.raises(InvalidInputError, match="tool 0 is invalid"):

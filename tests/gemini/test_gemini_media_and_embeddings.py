@@ -6,10 +6,10 @@ import base64
 from typing import Any
 
 import pytest
-from gemini_inputs import PDF, PNG
+from gemini_inputs import BROKEN_PNG, EMPTY_PDF, PDF, PNG
 from gemini_support import Offline, Runner, cassette, sent_body
 
-from llm_core.errors import InvalidInputError, NotFoundError, UnsupportedFeatureError
+from llm_core.errors import InvalidInputError, InvalidRequestError, NotFoundError, UnsupportedFeatureError
 from llm_core.responses import EmbeddingResponse, VisionResponse
 
 # -- vision and documents ------------------------------------------------------------------------
@@ -35,6 +35,19 @@ def test_pdf_document_in_a_chat_message(run: Runner) -> None:
     parts = sent_body(recorded)["contents"][0]["parts"]
     assert parts[1] == {"inlineData": {"data": base64.urlsafe_b64encode(PDF).decode(), "mime_type": "application/pdf"}}
     assert response.content == "The invoice total is 99 EUR."
+
+
+def test_an_image_the_service_cannot_read(run: Runner) -> None:
+    with cassette("vision_invalid_image"), pytest.raises(InvalidRequestError, match="Unable to process input image"):
+        run("analyze_image", BROKEN_PNG, "What is in this image?", mime_type="image/png")
+
+
+def test_a_document_the_service_rejects(run: Runner) -> None:
+    message = {"role": "user", "content": [{"type": "text", "text": "What is the invoice total?"},
+                                           {"type": "document", "data": EMPTY_PDF, "mime_type": "application/pdf"}]}
+    with cassette("document_no_pages") as recorded, pytest.raises(InvalidRequestError, match="no pages"):
+        run("chat_completion", [message])
+    assert recorded.play_count == 1  # a bad request is not retried
 
 
 def test_declared_formats_and_limits(offline: Offline) -> None:
