@@ -232,7 +232,7 @@ def test_an_observer_that_raises_never_breaks_a_call(
     registry.add_observer(Broken())
     with caplog.at_level("ERROR", logger="llm_core.calls"):
         assert fake(FakeReply(content="still fine")).chat_completion("hi").content == "still fine"
-    assert "observer hook llm_core_before_request of" in caplog.text
+    assert "observer hook llm_core_before_request failed (observer Broken)" in caplog.text
     assert "RuntimeError: observer bug" in caplog.text
     assert recorder.kinds() == ["before", "after"]  # the other observers still hear everything
 

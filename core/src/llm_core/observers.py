@@ -84,7 +84,8 @@ def emit(hook_name: str, event: dict[str, Any]) -> None:
         try:
             impl.function(event=event)
         except Exception:  # an observer must never break a call, nor silence the others
-            logger.exception("observer hook %s of %s failed", hook_name, impl.plugin_name)
+            who = getattr(impl.plugin, "__name__", type(impl.plugin).__name__)
+            logger.exception("observer hook %s failed (observer %s)", hook_name, who)
 
 
 class LoggingObserver:
