@@ -43,6 +43,16 @@ class TestNoProviderFixture(ProviderConformance):
     pass
 
 
+class TestWithOwnTests(ProviderConformance):
+    @pytest.fixture
+    def provider(self, conformance_scenario):
+        return kp.scripted_fake(conformance_scenario.name)
+
+    def test_plugin_specific(self, provider, conformance_scenario):
+        assert conformance_scenario.cassette is False
+        assert provider.chat_completion("hi").content == "echo: hi"
+
+
 class TestNoCassettes(ProviderConformance):
     @pytest.fixture
     def conformance_cassettes(self, tmp_path):
@@ -154,6 +164,11 @@ def test_a_missing_provider_fixture_is_named(kit_run: dict[str, Outcomes]) -> No
     texts = [*outcome.errors.values(), *outcome.failed.values()]
     assert len(texts) == len(ALL_CHECKS)
     assert all("TestNoProviderFixture: define a `provider` fixture" in text for text in texts)
+
+
+def test_a_subclass_may_add_its_own_tests(kit_run: dict[str, Outcomes]) -> None:
+    outcome = kit_run["TestWithOwnTests"]
+    assert outcome.passed == ALL_CHECKS | {"test_plugin_specific"}, {**outcome.failed, **outcome.errors}
 
 
 def test_a_missing_cassette_fails_the_claimed_checks(kit_run: dict[str, Outcomes]) -> None:
