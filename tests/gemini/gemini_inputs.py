@@ -10,7 +10,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from llm_core.decisions import ChoiceQuestion, DecisionSubject, ScoreQuestion, YesNoQuestion
+from llm_core.decisions import ChoiceQuestion, DecisionSubject, Question, ScoreQuestion, YesNoQuestion
 from llm_core.testing.fake import PNG_1X1
 from llm_core.tools import ToolSpec
 
@@ -78,7 +78,7 @@ SUBJECT = DecisionSubject(
     candidate="Ticket #4821",
     evidence=["I was charged twice for my March invoice.", "Please refund the duplicate payment today."],
 )
-QUESTIONS = [
+QUESTIONS: list[Question] = [
     YesNoQuestion(key="needs_refund", instructions="Does the customer ask for money back?",
                   yes_description="A refund or chargeback is requested.", no_description="No money is requested."),
     ChoiceQuestion(key="category", instructions="Which team should handle the ticket?",

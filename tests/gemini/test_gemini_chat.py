@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from conftest import Offline
 from gemini_inputs import QUESTION, SYSTEM, THINK_QUESTION
-from gemini_support import Runner, cassette, sent_body
+from gemini_support import Offline, Runner, cassette, sent_body
 
 from core_gemini_plugin import assistant_message
 from llm_core.errors import ContentFilteredError, UnsupportedFeatureError

@@ -120,9 +120,9 @@ def test_a_stream_that_cannot_connect_ends_with_error_then_end(offline: Offline,
 
 def test_the_timeout_setting_reaches_the_sdk_in_milliseconds(offline: Offline) -> None:
     provider, _ = offline(timeout=12.5)
-    assert provider.http_options().timeout == 12500
-    assert provider.http_options().retry_options is not None
-    assert provider.http_options().retry_options.attempts == 1
+    options = provider.http_options()
+    assert options.timeout == 12500
+    assert options.retry_options is not None and options.retry_options.attempts == 1
 
 
 # -- the mapping table -------------------------------------------------------------------------

@@ -53,7 +53,7 @@ def test_schema_validation_failure_raises_with_the_raw_text(run: Runner) -> None
 def test_a_schema_that_is_neither_model_nor_dict_is_refused(offline: Offline) -> None:
     provider, sent = offline()
     with pytest.raises(InvalidInputError, match="schema"):
-        provider.generate_json("x", schema=list)  # type: ignore[call-overload]
+        provider.generate_json("x", schema=list)  # type: ignore[type-var]
     assert sent == []
 
 
