@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import random
 import time
 from collections.abc import Awaitable, Callable, Mapping
@@ -82,8 +83,9 @@ class RetryPolicy:
         return min(self.max_delay, jittered)
 
     def wait_for(self, attempt: int, error: BaseException | None) -> float:
-        if self.respect_retry_after and isinstance(error, RateLimitError) and error.retry_after is not None:
-            return min(max(error.retry_after, 0.0), self.max_retry_after)
+        hint = error.retry_after if isinstance(error, RateLimitError) else None
+        if self.respect_retry_after and hint is not None and not math.isnan(hint):  # NaN: no usable hint
+            return min(max(hint, 0.0), self.max_retry_after)
         return self.backoff(attempt)
 
     # -- tenacity wiring (tenacity is imported only when a call is made) -------------------
