@@ -161,6 +161,14 @@ FAULTS: tuple[Fault, ...] = (
         http=_status(429),
         fake=_fake_errors(lambda: RateLimitError("quota", provider="fake")),
     ),
+    Fault(
+        "429-nonsense-hint",
+        "429 with a nonsense `Retry-After: nan`",
+        "call",
+        Outcome(RateLimitError, 3, BACKOFF, status=429),
+        http=_status(429, headers={"Retry-After": "nan"}),
+        fake=_fake_errors(lambda: RateLimitError("quota", provider="fake", retry_after=float("nan"))),
+    ),
     # -- server errors ---------------------------------------------------------------------------
     *(
         Fault(
