@@ -101,3 +101,18 @@ def test_image_response_round_trips_through_json() -> None:
     image = ImageResponse(data=b"\x89PNG\r\n\x1a\n\x00\xff", mime_type="image/png", model="m", provider="p")
     assert ImageResponse.model_validate_json(image.model_dump_json()) == image
     assert isinstance(image.model_dump(mode="json")["data"], str)
+
+
+def test_to_message_carries_content_tool_calls_and_replay_metadata() -> None:
+    from llm_core import ChatMessage, CompletionResponse, Role, ToolCall
+
+    call = ToolCall(id="c1", name="get_weather", arguments={"city": "Paris"})
+    response = CompletionResponse(content="", model="m", provider="p", tool_calls=[call],
+                                  metadata={"thought_signatures": ["sig"]})
+    message = response.to_message()
+    assert isinstance(message, ChatMessage)
+    assert message.role is Role.ASSISTANT
+    assert message.tool_calls == [call]
+    assert message.metadata == {"thought_signatures": ["sig"]}
+    message.metadata["x"] = 1  # a copy: the response is not changed
+    assert "x" not in response.metadata

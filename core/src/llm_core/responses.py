@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from llm_core.errors import InvalidInputError
 from llm_core.tools import ToolCall
+
+if TYPE_CHECKING:
+    from llm_core.messages import ChatMessage
 
 FINISH_STOP = "stop"
 FINISH_LENGTH = "length"
@@ -69,6 +72,18 @@ class CompletionResponse(BaseModel):
     @property
     def has_thinking(self) -> bool:
         return bool(self.thinking and self.thinking.strip())
+
+    def to_message(self) -> ChatMessage:
+        """This answer as the assistant turn of a conversation.
+
+        Tool calls and ``metadata`` are carried over, so that what a provider must replay on the
+        next turn (Gemini thought signatures, OpenAI encrypted reasoning items) is sent back.
+        """
+        from llm_core.messages import ChatMessage, Role
+
+        return ChatMessage(
+            role=Role.ASSISTANT, content=self.content, tool_calls=self.tool_calls, metadata=dict(self.metadata)
+        )
 
 
 class VisionResponse(CompletionResponse):

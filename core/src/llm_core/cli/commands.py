@@ -372,7 +372,7 @@ def cmd_new_plugin(args: argparse.Namespace) -> int:
         emit_json({"path": str(path)})
     else:
         print(f"wrote {path}")
-        note(f"next: pip install -e {path} && pytest {path}/tests")
+        note(f'next: pip install -e "{path}[test]" && pytest {path}/tests')
     return 0
 
 
