@@ -243,3 +243,18 @@ def test_retry_policy_per_provider_from_constructor_and_config_file(tmp_path: Pa
     with pytest.raises(ServerError):
         from_arg.chat_completion("hi")
     assert len(from_arg.requests) == 1
+
+
+@pytest.mark.parametrize(("headers", "seconds"), [
+    ({"Retry-After-Ms": "250"}, 0.25),
+    ({"RETRY-AFTER": "7"}, 7.0),
+    ({"retry-after": "-3"}, 0.0),
+    ({"retry-after": "Sun, 29 Nov 2026 12:00:10 GMT"}, 10.0),
+    ({"retry-after": "Sun, 29 Nov 2026 12:00:10"}, 10.0),  # no zone: read as UTC
+    ({"retry-after": "later"}, None),
+    (None, None),
+])
+def test_retry_after_from_headers(headers: dict[str, str] | None, seconds: float | None) -> None:
+    from llm_core.retry import retry_after_from_headers
+
+    assert retry_after_from_headers(headers, now=1795953600.0) == seconds

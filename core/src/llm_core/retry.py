@@ -7,6 +7,8 @@ import random
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field, replace
+from datetime import UTC
+from email.utils import parsedate_to_datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from llm_core.errors import ConfigurationError, LLMError, RateLimitError, TransientError
@@ -175,3 +177,34 @@ def _areplay(error: Exception, attempt: Callable[[], Awaitable[T]]) -> Callable[
         return await attempt()
 
     return again
+
+
+def retry_after_from_headers(headers: Mapping[str, str] | None, *, now: float | None = None) -> float | None:
+    """The server's requested wait in seconds, for plugins mapping a 429/503.
+
+    ``retry-after-ms`` is preferred, then ``retry-after`` as seconds or as an HTTP date (a date in
+    the past gives 0; a date without time zone is read as UTC). ``None`` when absent or unreadable.
+    Header names are matched case-insensitively.
+    """
+    if not headers:
+        return None
+    lowered = {str(k).lower(): str(v) for k, v in headers.items()}
+    for name, divisor in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
+        value = lowered.get(name)
+        if value is None:
+            continue
+        try:
+            seconds = float(value) / divisor
+        except ValueError:
+            continue
+        if math.isfinite(seconds):
+            return max(seconds, 0.0)
+    value = lowered.get("retry-after")
+    if not value:
+        return None
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    timestamp = when.timestamp() if when.tzinfo is not None else when.replace(tzinfo=UTC).timestamp()
+    return max(0.0, timestamp - (time.time() if now is None else now))

@@ -13,8 +13,6 @@ import contextlib
 import json
 import re
 from collections.abc import Mapping, Sequence
-from datetime import UTC, datetime
-from email.utils import parsedate_to_datetime
 from typing import Any
 
 from llm_core.errors import (
@@ -32,6 +30,7 @@ from llm_core.errors import (
     RateLimitError,
     ServerError,
 )
+from llm_core.retry import retry_after_from_headers
 
 PROVIDER = "gemini"
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)s\s*$")
@@ -60,23 +59,7 @@ def retry_delay(details: Sequence[Mapping[str, Any]], headers: Mapping[str, str]
             match = _DURATION.match(str(detail.get("retryDelay", "")))
             if match:
                 return float(match.group(1))
-    value = (headers or {}).get("retry-after")
-    return None if value is None else _retry_after(value)
-
-
-def _retry_after(value: str) -> float | None:
-    """A ``Retry-After`` header: seconds, or an HTTP date."""
-    try:
-        return max(float(value), 0.0)
-    except ValueError:
-        pass
-    try:
-        when = parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    return max((when - datetime.now(UTC)).total_seconds(), 0.0)
+    return retry_after_from_headers(headers)
 
 
 def error_for_status(

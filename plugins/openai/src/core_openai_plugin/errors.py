@@ -7,11 +7,8 @@ answers, and nothing key-like may reach a log or an exception.
 
 from __future__ import annotations
 
-import email.utils
 import json
-import math
 import re
-import time
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -31,6 +28,7 @@ from llm_core.errors import (
     RateLimitError,
     ServerError,
 )
+from llm_core.retry import retry_after_from_headers
 
 _KEY_LIKE = re.compile(r"\b(sk|sess|org|proj)-[A-Za-z0-9_*\-]{6,}")
 
@@ -102,31 +100,8 @@ def error_from_code(
     return InvalidRequestError(text, provider=provider, status_code=status)
 
 
-def retry_after_seconds(headers: Mapping[str, str] | None, *, now: float | None = None) -> float | None:
-    """The server's wait in seconds: ``retry-after-ms`` (preferred), else ``retry-after`` as
-    seconds or as an HTTP date (a date in the past gives 0)."""
-    if headers is None:
-        return None
-    for name, divisor in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
-        value = headers.get(name)
-        if value is None:
-            continue
-        try:
-            seconds = float(value) / divisor
-        except ValueError:
-            continue
-        if seconds >= 0 and math.isfinite(seconds):
-            return seconds
-    value = headers.get("retry-after")
-    if not value:
-        return None
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    if when.tzinfo is None:
-        return None
-    return max(0.0, when.timestamp() - (time.time() if now is None else now))
+#: Kept for callers of the plugin's earlier name; the parsing lives in the core.
+retry_after_seconds = retry_after_from_headers
 
 
 def _body_fields(body: object) -> tuple[str | None, str | None]:
