@@ -138,6 +138,12 @@ def coerce_tools(tools: Iterable[ToolSpec | Mapping[str, Any]], provider: str) -
         if isinstance(tool, ToolSpec):
             result.append(tool)
             continue
+        if not isinstance(tool, Mapping):
+            raise InvalidInputError(
+                f"tool {index} must be a ToolSpec or a mapping with 'name', 'description' and 'parameters', "
+                f"not {type(tool).__name__}",
+                provider=provider,
+            )
         try:
             result.append(ToolSpec.model_validate(dict(tool)))
         except (ValidationError, TypeError, ValueError) as exc:
