@@ -61,7 +61,7 @@ class Outcome:
         if self.error is None:
             result = "answers"
         else:
-            result = f"`{self.error.__name__}`" + ("" if self.exact else " (a subclass)")
+            result = f"`{self.error.__name__}`" if self.exact else f"a `{self.error.__name__}` subclass"
             if self.status:
                 result += f" ({self.status})"
         return result
@@ -352,7 +352,7 @@ def cases() -> list[tuple[Fault, str, str]]:
 def render_table() -> str:
     """The markdown table of docs/reliability.md (kept equal by a test)."""
     lines = [
-        "| fault | call | providers | outcome | attempts | waits |",
+        "| fault | kind | providers | outcome | attempts | waits |",
         "|---|---|---|---|---|---|",
     ]
     for fault in FAULTS:
@@ -360,11 +360,8 @@ def render_table() -> str:
         expect = fault.expect
         outcome = expect.describe()
         if fault.kind == "stream":
-            outcome = (
-                f"TOKEN x{expect.tokens}, METADATA, END"
-                if expect.error is None
-                else f"TOKEN x{expect.tokens}, ERROR {outcome}, END"
-            )
+            tokens = f"TOKEN x{expect.tokens}, " if expect.tokens else ""
+            outcome = f"{tokens}METADATA, END" if expect.error is None else f"{tokens}ERROR {outcome}, END"
         if isinstance(expect.retry_after, tuple):
             outcome += f", `retry_after` {expect.retry_after[0]:g}-{expect.retry_after[1]:g} s"
         elif expect.retry_after is not None:

@@ -1,0 +1,25 @@
+"""docs/reliability.md shows the tables the tests run on, and names only tests that exist."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import render_doc
+
+HERE = Path(__file__).resolve().parent
+
+
+def test_the_reliability_page_is_current() -> None:
+    text = render_doc.DOC.read_text(encoding="utf-8")
+    assert render_doc.current_section(text) == render_doc.render(), (
+        "docs/reliability.md is stale: run python tests/reliability/render_doc.py"
+    )
+
+
+def test_the_page_names_real_tests() -> None:
+    router = (HERE / "test_router_fallback.py").read_text(encoding="utf-8")
+    for name in render_doc.ROUTER_TESTS:
+        assert f"def {name}(" in router
+    for folder, checks in (("security", render_doc.SECURITY_CHECKS), ("isolation", render_doc.ISOLATION_CHECKS)):
+        for filename, _ in checks:
+            assert (HERE.parent / folder / filename).is_file(), filename
