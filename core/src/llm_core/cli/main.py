@@ -113,12 +113,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     args.replay = getattr(args, "replay", None)
     from llm_core.cli import commands
     from llm_core.cli.output import emit_json, note
-    from llm_core.cli.replay import replay_dir, replaying
+    from llm_core.cli.replay import replay_dir, replaying, unmatched_message
 
     handler = getattr(commands, "cmd_" + args.command.replace("-", "_"))
+    args.replay_active = False
+    directory = replay_dir(args.replay)
     try:
         with ExitStack() as stack:
-            directory = replay_dir(args.replay)
             if directory is not None and args.command not in ("new-plugin",):
                 count = stack.enter_context(replaying(directory))
                 if not args.json:
@@ -132,10 +133,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             code: int = handler(args)
             return code
     except (LLMError, FileNotFoundError, ValueError) as exc:
+        message = (unmatched_message(exc, directory) if args.replay_active and directory else None) or str(exc)
         if args.json:
-            emit_json({"error": type(exc).__name__, "message": str(exc)})
+            emit_json({"error": type(exc).__name__, "message": message})
         else:
-            note(f"error: {exc}")
+            note(f"error: {message}")
         return exit_code_for(exc)
     except KeyboardInterrupt:
         return 130

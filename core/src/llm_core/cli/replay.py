@@ -14,9 +14,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 REPLAY_ENV = "LLM_CORE_REPLAY"
 PLACEHOLDER_KEY = "replay-placeholder-key"
+#: vcrpy's matcher names, as a reader of the message knows them.
+_MATCHER_NAMES = {"json_body_matcher": "body", "query": "query", "path": "path", "host": "host", "method": "method"}
 
 
 def replay_dir(cli_value: str | None) -> Path | None:
@@ -59,7 +62,7 @@ def replaying(directory: Path) -> Iterator[int]:
         target = Path(tmp) / "replay.json"
         target.write_text(json.dumps(merged), encoding="utf-8")
         try:
-            with use_cassette(target, mode="none", allow_playback_repeats=True):
+            with use_cassette(target, mode="none", allow_playback_repeats=True), _short_misses(directory):
                 yield len(merged["interactions"])
         finally:
             for name, value in previous.items():
@@ -67,3 +70,77 @@ def replaying(directory: Path) -> Iterator[int]:
                     os.environ.pop(name, None)
                 else:
                     os.environ[name] = value
+
+
+def _unmatched(error: BaseException) -> Any:
+    """vcrpy's "no recorded interaction matches" exception in ``error``'s chain, if any."""
+    from vcr.errors import CannotOverwriteExistingCassetteException
+
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        if isinstance(current, CannotOverwriteExistingCassetteException):
+            return current
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return None
+
+
+def _shown_uri(uri: str) -> str:
+    from llm_core.testing.cassettes import SECRET_QUERY
+
+    parts = urlsplit(uri)
+    query = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if k not in SECRET_QUERY]
+    return urlunsplit(parts._replace(query=urlencode(query)))
+
+
+def _miss_text(miss: Any, directory: Path, provider: str | None = None) -> str:
+    request = miss.failed_request
+    differ: list[str] = []
+    for _request, _succeeded, failed in miss.similar_requests[:1]:
+        differ = [_MATCHER_NAMES.get(name, name) for name, _message in failed]
+    closest = f"; the closest recordings differ in: {', '.join(differ)}" if differ else ""
+    key = "the provider's API key"
+    if provider:
+        from llm_core.registry import get_registry
+
+        for spec in get_registry().providers():
+            if spec.identifier == provider and spec.credential_env:
+                key = spec.credential_env[0]
+    who = f"{provider} " if provider else ""
+    return (
+        f"no recorded interaction in {directory} matches this {who}request "
+        f"({request.method} {_shown_uri(request.uri)}){closest}. Replay mode answers only the requests "
+        f"its cassettes hold (e.g. `llm-core --replay {directory} demo`); nothing was sent. To call the live "
+        f"service, run without --replay / {REPLAY_ENV} and with {key} set."
+    )
+
+
+def unmatched_message(error: BaseException, directory: Path) -> str | None:
+    """A short explanation when ``error`` comes from a request that no cassette under
+    ``directory`` holds (``None`` for any other error)."""
+    miss = _unmatched(error)
+    if miss is None or miss.failed_request is None:
+        return None
+    return "[replay] " + _miss_text(miss, directory, getattr(error, "provider", None))
+
+
+@contextmanager
+def _short_misses(directory: Path) -> Iterator[None]:
+    """vcrpy explains an unmatched request at length (record modes, matchers, how to re-record):
+    in replay mode the httpx stubs raise a subclass whose text is one readable sentence, so that
+    every command (streams and the demo too) shows it in place of vcrpy's advice."""
+    from vcr.errors import CannotOverwriteExistingCassetteException
+    from vcr.stubs import httpx_stubs
+
+    class UnrecordedRequest(CannotOverwriteExistingCassetteException):  # type: ignore[misc]
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self.args = (_miss_text(self, directory),)
+
+    original = httpx_stubs.CannotOverwriteExistingCassetteException
+    httpx_stubs.CannotOverwriteExistingCassetteException = UnrecordedRequest
+    try:
+        yield
+    finally:
+        httpx_stubs.CannotOverwriteExistingCassetteException = original
