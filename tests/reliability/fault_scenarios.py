@@ -182,6 +182,15 @@ FAULTS: tuple[Fault, ...] = (
         for code in (500, 502, 503)
     ),
     Fault(
+        "503-deadline",
+        "HTTP 503 on every attempt, policy `deadline=1.2`",
+        "call",
+        Outcome(ServerError, 2, (0.5,), status=503),
+        http=_status(503),
+        fake=_fake_errors(lambda: ServerError("busy", provider="fake", status_code=503)),
+        policy={"deadline": 1.2},
+    ),
+    Fault(
         "504",
         "HTTP 504 on every attempt",
         "call",
