@@ -183,12 +183,12 @@ FAULTS: tuple[Fault, ...] = (
     ),
     Fault(
         "503-deadline",
-        "HTTP 503 on every attempt, policy `deadline=1.2`",
+        "HTTP 503 on every attempt, policy `deadline=0.8`",
         "call",
         Outcome(ServerError, 2, (0.5,), status=503),
         http=_status(503),
         fake=_fake_errors(lambda: ServerError("busy", provider="fake", status_code=503)),
-        policy={"deadline": 1.2},
+        policy={"deadline": 0.8},
     ),
     Fault(
         "504",
