@@ -4,11 +4,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON="${PYTHON:-python3}"
+"$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null \
+  || { echo "setup needs Python 3.11+: run with PYTHON=/path/to/python3.11 (found: $("$PYTHON" --version 2>&1 | head -n 1))" >&2; exit 1; }
+quiet() { grep -v -E "^(WARNING: Location|DEPRECATION)" || true; }  # pip's noise; pip's own exit status is kept
 if [ ! -x .venv/bin/python ]; then
   "$PYTHON" -m venv .venv
-  .venv/bin/python -m pip install -q --upgrade pip
+  .venv/bin/python -m pip install -q --upgrade pip 2>&1 | quiet
 fi
-.venv/bin/python -m pip install -q -e "./core[replay]" -e ./plugins/gemini -e ./plugins/openai --group dev 2>&1 \
-  | grep -v -E "^(WARNING: Location|DEPRECATION)" || true
+.venv/bin/python -m pip install -q -e "./core[replay]" -e ./plugins/gemini -e ./plugins/openai --group dev 2>&1 | quiet
 .venv/bin/python -c "import llm_core, core_gemini_plugin, core_openai_plugin" \
   || { echo "setup failed: packages did not install" >&2; exit 1; }
