@@ -159,7 +159,7 @@ OPENAI_REPLIES = [
 ]
 
 
-class GeminiWire(openai_author.Wire):  # type: ignore[misc,name-defined]
+class GeminiWire(openai_author.Wire):
     """The OpenAI author's capture with Gemini replies (``request -> httpx2.Response``)."""
 
     def __init__(self, replies: list[Callable[[httpx2.Request], httpx2.Response]]) -> None:
