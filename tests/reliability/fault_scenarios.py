@@ -26,6 +26,7 @@ from llm_core.errors import (
     NotFoundError,
     PermissionDeniedError,
     ProviderConnectionError,
+    ProviderError,
     ProviderTimeoutError,
     RateLimitError,
     ServerError,
@@ -326,6 +327,13 @@ FAULTS: tuple[Fault, ...] = (
         fake=lambda: [
             FakeReply(content=TEXT, stream_error=ProviderConnectionError("cut", provider="fake"), stream_error_after=2)
         ],
+    ),
+    Fault(
+        "stream-ends-early",
+        "stream ends cleanly after 2 text events, without its final event",
+        "stream",
+        Outcome(ProviderError, 1, tokens=2, exact=False),
+        http=lambda t: [t.stream_ends_early(PIECES, 2)],
     ),
     Fault(
         "stream-error-event",

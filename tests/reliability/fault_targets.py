@@ -83,6 +83,13 @@ class Target:
         first_text = next(i for i, e in enumerate(events) if _is_text_event(self.name, e))
         return sse([*events[: first_text + keep_tokens], self.bad_json_event])
 
+    def stream_ends_early(self, pieces: Sequence[str], keep_tokens: int) -> Behaviour:
+        """A well-formed stream that simply ends after ``keep_tokens`` text events, without the
+        service's final event (no finish reason / no ``response.completed``)."""
+        events = self.stream_events(pieces)
+        first_text = next(i for i, e in enumerate(events) if _is_text_event(self.name, e))
+        return sse(events[: first_text + keep_tokens])
+
     def malformed(self) -> Behaviour:
         """A complete 200 answer whose JSON is cut short (Content-Length matches)."""
         body = __import__("json").dumps(self.text_body("this answer is cut short"))
