@@ -88,6 +88,9 @@ class Fault:
     policy: Mapping[str, Any] = field(default_factory=dict)
     timeout: float = 5.0
     only: tuple[str, ...] = ()
+    #: False when the error comes from an event the parser read, not from an SDK exception
+    #: (then there is no SDK exception to chain).
+    sdk_error: bool = True
 
     def targets(self) -> list[str]:
         names = []
@@ -334,6 +337,7 @@ FAULTS: tuple[Fault, ...] = (
         "stream",
         Outcome(ProviderError, 1, tokens=2, exact=False),
         http=lambda t: [t.stream_ends_early(PIECES, 2)],
+        sdk_error=False,
     ),
     Fault(
         "stream-error-event",
@@ -341,6 +345,7 @@ FAULTS: tuple[Fault, ...] = (
         "stream",
         Outcome(ServerError, 1, tokens=2, exact=False),
         http=lambda t: [t.stream_with_error(PIECES, 2)],
+        sdk_error=False,
         fake=lambda: [
             FakeReply(content=TEXT, stream_error=ServerError("in-stream", provider="fake"), stream_error_after=2)
         ],

@@ -101,7 +101,7 @@ def _check_error(fault: Fault, error: LLMError | None, target: str) -> None:
             assert expect.retry_after[0] <= error.retry_after <= expect.retry_after[1]
         else:
             assert error.retry_after == pytest.approx(expect.retry_after)
-    if target != "fake" and fault.key != "stream-error-event":  # an error *event* has no SDK exception
+    if target != "fake" and fault.sdk_error:
         assert error.__cause__ is not None, "the SDK exception must be chained"
 
 
