@@ -3,13 +3,14 @@ answered; it never falls back on a bad request, nor once a stream delivered toke
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import pytest
 from fault_fixtures import Rig, Sleeps
 from fault_scenarios import PIECES, TEXT
-from fault_server import FaultServer, closed_port_url, reset
+from fault_server import Behaviour, FaultServer, closed_port_url, reset
 from fault_targets import Target
 
 from llm_core.errors import (
@@ -54,7 +55,7 @@ class Side:
     def fault(self, kind: str) -> None:
         """Make every attempt of this provider fail with ``kind``."""
         if self.fake is not None:
-            errors = {
+            errors: dict[str, Callable[[], LLMError]] = {
                 "503": lambda: ServerError("busy", provider=self.name, status_code=503),
                 "429": lambda: RateLimitError("quota", provider=self.name, retry_after=1.0),
                 "reset": lambda: ProviderConnectionError("reset", provider=self.name),
@@ -64,12 +65,13 @@ class Side:
             self.fake.script(*[FakeReply(error=errors[kind]()) for _ in range(3)])
             return
         assert self.target is not None and self.server is not None
-        make: dict[str, Any] = {
-            "503": lambda: self.target.status(503),  # type: ignore[union-attr]
-            "429": lambda: self.target.status(429, headers={"Retry-After": "1"}),  # type: ignore[union-attr]
+        target = self.target
+        make: dict[str, Callable[[], Behaviour]] = {
+            "503": lambda: target.status(503),
+            "429": lambda: target.status(429, headers={"Retry-After": "1"}),
             "reset": reset,
-            "400": lambda: self.target.status(400),  # type: ignore[union-attr]
-            "401": lambda: self.target.status(401),  # type: ignore[union-attr]
+            "400": lambda: target.status(400),
+            "401": lambda: target.status(401),
         }
         self.server.script(*[make[kind]() for _ in range(3)])
 
@@ -110,7 +112,7 @@ def pair(request: pytest.FixtureRequest, sleeps: Sleeps, rigs: dict[str, Rig]) -
             rig = rigs[name]
             side = Side(name, rig.target, rig.reset(), rig=rig, policy=sleeps.policy())
             rig.server.fallback = rig.target.upstream
-            spec = rig.target.provider_class().spec  # type: ignore[assignment]
+            spec = rig.target.provider_class().spec
         registry.register(
             type(spec)(spec.identifier, spec.name, spec.features, side.build, spec.models, spec.default_model,
                        requires_credentials=False)

@@ -120,7 +120,7 @@ GEMINI_STATUS = {
 
 
 def gemini_status(code: int, *, headers: dict[str, str] | None = None, retry_delay: str | None = None) -> Behaviour:
-    details = []
+    details: list[dict[str, Any]] = []
     if retry_delay is not None:
         details = [
             {
@@ -155,8 +155,8 @@ def gemini_upstream(request: Request) -> Behaviour:
         count = len(contents) if isinstance(contents, list) else 1
         return json_response(200, {"embeddings": [{"values": [0.1, 0.2, 0.3, 0.4]} for _ in range(count)]})
     if path.endswith(":predict"):
-        image = {"bytesBase64Encoded": base64.b64encode(PNG_1X1).decode(), "mimeType": "image/png"}
-        return json_response(200, {"predictions": [image]})
+        prediction = {"bytesBase64Encoded": base64.b64encode(PNG_1X1).decode(), "mimeType": "image/png"}
+        return json_response(200, {"predictions": [prediction]})
     if path.endswith("/decisions"):
         return json_response(200, gemini_decision(body))
     if request.method == "GET" and path.rstrip("/").endswith("/models"):

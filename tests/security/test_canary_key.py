@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import traceback
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -97,7 +97,7 @@ def _fail_http(kind: str, target: Target, server: FaultServer) -> None:
 
 
 def _fail_fake(kind: str, fake: FakeProvider, canary: str) -> None:
-    errors = {
+    errors: dict[str, Callable[[], LLMError]] = {
         "key-rejected-and-echoed": lambda: AuthenticationError("the key was rejected", provider="fake"),
         "server-error-retried": lambda: ServerError("boom", provider="fake", status_code=500),
         "connection-reset": lambda: ProviderConnectionError("reset", provider="fake"),
