@@ -70,6 +70,7 @@ class ProviderSpec:
     requires_credentials: bool = True
     description: str = ""
     distribution: str | None = None
+    _by_id: Mapping[str, ModelInfo] = field(init=False, repr=False, compare=False)
 
     def __init__(
         self,
@@ -106,6 +107,7 @@ class ProviderSpec:
         object.__setattr__(self, "requires_credentials", requires_credentials)
         object.__setattr__(self, "description", description)
         object.__setattr__(self, "distribution", distribution)
+        object.__setattr__(self, "_by_id", {m.id: m for m in model_tuple})  # every call looks a model up
 
     def with_distribution(self, distribution: str | None) -> ProviderSpec:
         """A copy that records which plugin distribution registered it."""
@@ -124,11 +126,7 @@ class ProviderSpec:
 
     def model(self, model_id: str) -> ModelInfo | None:
         """The catalogue entry for ``model_id`` (``models/`` prefix ignored), if any."""
-        wanted = model_id.removeprefix("models/")
-        for info in self.models:
-            if info.id == wanted:
-                return info
-        return None
+        return self._by_id.get(model_id.removeprefix("models/"))
 
     def model_features(self, model_id: str | None) -> frozenset[Feature]:
         """Features of ``model_id``; the provider-level set for unknown or unspecified models."""
