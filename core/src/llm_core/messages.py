@@ -182,23 +182,29 @@ def normalize_messages(messages: Iterable[MessageLike] | str) -> list[ChatMessag
         if not messages.strip():
             raise InvalidInputError("the prompt is empty: give some text to send")
         return [ChatMessage(role=Role.USER, content=messages)]
-    if isinstance(messages, Mapping | ChatMessage | bytes) or not isinstance(messages, Iterable):
+    if type(messages) is not list and (  # a plain list needs no ABC checks
+        isinstance(messages, Mapping | ChatMessage | bytes) or not isinstance(messages, Iterable)
+    ):
         raise InvalidInputError(
             "messages must be a string or a list of ChatMessage / {'role', 'content'} mappings, "
             f"not {type(messages).__name__}"
         )
     result: list[ChatMessage] = []
     for index, message in enumerate(messages):
-        if isinstance(message, ChatMessage):
+        if type(message) is dict:  # the common case first: no ABC checks, no copy
+            data: Any = message
+        elif isinstance(message, ChatMessage):
             result.append(message)
             continue
-        if not isinstance(message, Mapping):
+        elif isinstance(message, Mapping):
+            data = dict(message)
+        else:
             raise InvalidInputError(
                 f"message {index} must be a ChatMessage or a mapping with 'role' and 'content', "
                 f"not {type(message).__name__}"
             )
         try:
-            result.append(ChatMessage.model_validate(dict(message)))
+            result.append(ChatMessage.model_validate(data))
         except ValidationError as exc:
             raise InvalidInputError(f"message {index} is invalid: {_first_error(exc)}") from None
     if not result:
