@@ -62,6 +62,8 @@ class BaseProvider:
     env_settings: ClassVar[Mapping[str, tuple[str, ...]]] = {}
     #: Default request timeout in seconds.
     default_timeout: ClassVar[float] = 60.0
+    #: :meth:`implemented_features` of this very class, once computed.
+    _implemented_features: ClassVar[frozenset[Feature] | None] = None
 
     def __init__(
         self,
@@ -166,9 +168,15 @@ class BaseProvider:
     @classmethod
     def implemented_features(cls) -> frozenset[Feature]:
         """Features this class implements, from the capability mixins it inherits."""
-        from llm_core.capabilities import implemented_features
+        # Kept on the class itself: every call checks it, and a function-level import costs
+        # more than the rest of the check.
+        found: frozenset[Feature] | None = cls.__dict__.get("_implemented_features")
+        if found is None:
+            from llm_core.capabilities import implemented_features
 
-        return implemented_features(cls)  # type: ignore[arg-type]  # classes are hashable
+            found = implemented_features(cls)  # type: ignore[arg-type]  # classes are hashable
+            cls._implemented_features = found
+        return found
 
     def _check_declared_features(self) -> None:
         missing = self._spec.features - self.implemented_features()
@@ -292,22 +300,24 @@ class BaseProvider:
         )
 
     def _check_parts(self, messages: Sequence[ChatMessage], model: str) -> None:
-        from llm_core.capabilities import DocumentCapable, VisionCapable
-
         for message in messages:
-            if isinstance(message.content, str):
-                continue
-            for part in message.content:
-                if isinstance(part, ImagePart):
-                    self._require(Feature.VISION, model)
-                    assert isinstance(self, VisionCapable)
-                    self.check_image(part)
-                elif isinstance(part, DocumentPart):
-                    self._require(Feature.DOCUMENTS, model)
-                    assert isinstance(self, DocumentCapable)
-                    self.check_document(part)
-            if message.role is Role.TOOL and not isinstance(message.content, str):
-                raise InvalidInputError("a tool result must be a string", provider=self.identifier)
+            if not isinstance(message.content, str):
+                self._check_message_parts(message, message.content, model)
+
+    def _check_message_parts(self, message: ChatMessage, parts: Sequence[Any], model: str) -> None:
+        from llm_core.capabilities import DocumentCapable, VisionCapable  # only messages with parts get here
+
+        for part in parts:
+            if isinstance(part, ImagePart):
+                self._require(Feature.VISION, model)
+                assert isinstance(self, VisionCapable)
+                self.check_image(part)
+            elif isinstance(part, DocumentPart):
+                self._require(Feature.DOCUMENTS, model)
+                assert isinstance(self, DocumentCapable)
+                self.check_document(part)
+        if message.role is Role.TOOL:
+            raise InvalidInputError("a tool result must be a string", provider=self.identifier)
 
     # -- execution: one attempt, retries, observers ------------------------------------------
 
