@@ -303,3 +303,14 @@ def test_fallback_with_nan_from_lenient_json_is_invalid_not_a_crash() -> None:
 def test_fallback_needs_a_json_object(data: Any) -> None:
     with pytest.raises(InvalidDecisionResponse, match="JSON object"):
         answers_from_fallback(QUESTIONS, data, provider="p")
+
+
+def test_yes_no_answer_from_a_calibrated_probability() -> None:
+    from llm_core.decisions import yes_no_answer
+
+    answer = yes_no_answer("is_bug", 0.96)
+    assert answer.choice == "yes"
+    assert answer.probabilities == {"yes": 0.96, "no": 0.04}
+    assert answer.confidence == 0.96
+    low = yes_no_answer("is_bug", 0.2, confidence=0.7)
+    assert (low.choice, low.confidence) == ("no", 0.7)

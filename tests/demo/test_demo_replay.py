@@ -156,7 +156,7 @@ def test_demo_text_tour_is_labelled_replay(cli: Cli) -> None:
     assert run.returncode == 0, run.stdout + run.stderr
     assert "[replay] answering provider calls from" in run.stderr
     out = run.stdout
-    assert out.startswith("llm-core demo (REPLAY from recorded cassettes")
+    assert out.startswith("llm-core demo - REPLAY: answers come from recorded cassettes")
     for heading in (
         "== 1. Providers discovered",
         "== 2. Selection by capability",

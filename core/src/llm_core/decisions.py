@@ -138,6 +138,20 @@ class DecisionAnswer(BaseModel):
     confidence: float | None = None
 
 
+def yes_no_answer(key: str, p_yes: float, confidence: float | None = None) -> DecisionAnswer:
+    """A yes/no answer from a calibrated P(yes): choice by the 0.5 threshold, both probabilities
+    (P(no) rounded so that 1 - 0.96 reads 0.04), confidence defaulting to the larger one."""
+    p_no = round(1.0 - p_yes, 12)
+    return DecisionAnswer(
+        key=key,
+        kind="yes_no",
+        value=p_yes,
+        choice="yes" if p_yes >= 0.5 else "no",
+        probabilities={"yes": p_yes, "no": p_no},
+        confidence=max(p_yes, p_no) if confidence is None else confidence,
+    )
+
+
 class DecisionResponse(BaseModel):
     answers: dict[str, DecisionAnswer]
     probability_kind: ProbabilityKind

@@ -49,6 +49,19 @@ class Colour(BaseModel):
     hex: str
 
 
+def _brief(value: Any, limit: int = 160) -> str:
+    """One line for people: long text shortened, answers and calls in compact form."""
+    if isinstance(value, dict) and all(isinstance(v, dict) for v in value.values()):
+        parts = []
+        for key, answer in value.items():
+            shown = answer.get("choice", answer.get("value"))
+            conf = answer.get("confidence")
+            parts.append(f"{key}={shown}" + (f" (confidence {conf:.2f})" if isinstance(conf, float) else ""))
+        return ", ".join(parts)
+    text = " ".join(str(value).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def _step(title: str) -> None:
     print(f"\n== {title}")
 
@@ -121,8 +134,8 @@ def run_demo(args: argparse.Namespace) -> int:
     specs = registry.providers()
     report["providers"] = [{"provider": s.identifier, "features": sorted(f.value for f in s.features)} for s in specs]
     if not args.json:
-        mode = "REPLAY from recorded cassettes (no network, no key)" if args.replay_active else "LIVE"
-        print(f"llm-core demo ({mode})")
+        mode = "REPLAY: answers come from recorded cassettes (no network, no key)" if args.replay_active else "LIVE"
+        print(f"llm-core demo - {mode}")
         _step("1. Providers discovered through the llm_core entry points")
         table(["provider", "features"], [[r["provider"], ", ".join(r["features"])] for r in report["providers"]])
     for wanted in ((Feature.VISION, Feature.STREAMING), (Feature.DECISION,), (Feature.EMBEDDINGS, Feature.IMAGE)):
@@ -155,8 +168,10 @@ def run_demo(args: argparse.Namespace) -> int:
         for name, result in results.items():
             failures += not result["ok"]
             if not args.json:
-                shown = {k: v for k, v in result.items() if k != "ok"}
-                print(f"  {name}: {'ok' if result['ok'] else 'FAILED'} {shown}")
+                print(f"  {name}: {'ok' if result['ok'] else 'FAILED'}")
+                for key, value in result.items():
+                    if key != "ok":
+                        print(f"      {key}: {_brief(value)}")
     if args.json:
         emit_json(report)
     elif not report["calls"]:

@@ -18,6 +18,7 @@ from llm_core.decisions import (
     Question,
     ScoreQuestion,
     YesNoQuestion,
+    yes_no_answer,
 )
 from llm_core.errors import ContentFilteredError, InvalidDecisionResponse
 from llm_core.requests import DecisionRequest
@@ -104,15 +105,7 @@ def parse_decision_response(raw: genai_decisions.CreateDecisionResponse, request
 
 
 def _noul(key: str, answer: genai_decisions.NoulAnswer) -> DecisionAnswer:
-    p_yes = float(answer.noul)
-    return DecisionAnswer(
-        key=key,
-        kind="yes_no",
-        value=p_yes,
-        choice="yes" if p_yes >= 0.5 else "no",
-        probabilities={"yes": p_yes, "no": 1.0 - p_yes},
-        confidence=answer.confidence,
-    )
+    return yes_no_answer(key, float(answer.noul), answer.confidence)
 
 
 def _score(key: str, answer: genai_decisions.ScoreAnswer, question: Question | None) -> DecisionAnswer:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from core_openai_plugin.errors import error_from_code
 from core_openai_plugin.request_mapper import REASONING_ITEMS
-from llm_core.decisions import DecisionAnswer, DecisionResponse, ProbabilityKind, Question, ScoreQuestion
+from llm_core.decisions import DecisionAnswer, DecisionResponse, ProbabilityKind, Question, ScoreQuestion, yes_no_answer
 from llm_core.errors import InvalidDecisionResponse, InvalidResponseError
 from llm_core.requests import ChatRequest, DecisionRequest, EmbeddingRequest, ImageRequest
 from llm_core.responses import (
@@ -256,15 +256,7 @@ def decision_answer(question: Question, answer: Any) -> DecisionAnswer:
     """One native answer in the shape of our question's kind (a wrong kind fails validation)."""
     key = question.key
     if answer.type == "predicate":
-        p = float(answer.probability)
-        return DecisionAnswer(
-            key=key,
-            kind="yes_no",
-            value=p,
-            choice="yes" if p >= 0.5 else "no",
-            probabilities={"yes": p, "no": 1.0 - p},
-            confidence=max(p, 1.0 - p),
-        )
+        return yes_no_answer(key, float(answer.probability))
     if answer.type == "choice":
         if isinstance(answer.choice, bool):
             raise InvalidDecisionResponse(
