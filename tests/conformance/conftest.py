@@ -12,7 +12,6 @@ import pytest
 from llm_core import observers
 from llm_core.registry import reset_registry
 
-
 KIT_PROVIDERS = Path(__file__).with_name("kit_providers.py")
 
 
