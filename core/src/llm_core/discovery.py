@@ -78,8 +78,9 @@ def load_entry_point_plugins(
     allowed = allowed_distributions()
     loaded: list[LoadedPlugin] = []
     # Alphabetical by normalised distribution name: on a duplicate identifier the first one wins.
-    chosen = sorted(points if points is not None else iter_entry_points(),
-                    key=lambda ep: (_norm(_dist_name(ep)), ep.name))
+    chosen = sorted(
+        points if points is not None else iter_entry_points(), key=lambda ep: (_norm(_dist_name(ep)), ep.name)
+    )
     for point in chosen:
         dist = _dist_name(point)
         if allowed is not None and _norm(dist) not in allowed:
