@@ -41,8 +41,13 @@ class TokenType(StrEnum):
     @classmethod
     def for_chunk(cls, *, thinking: bool, context: CallContext | None = None) -> TokenType:
         """The token type of a chunk in a call made with ``context``."""
-        prefix = f"{context.value}_" if context is not None else ""
-        return cls(f"{prefix}LLM_{'THINKING' if thinking else 'RESPONSE'}")
+        # a stream asks once per chunk: the answers are looked up, not rebuilt
+        return _TOKEN_TYPES.get((context, thinking)) or _token_type(thinking, context)
+
+
+def _token_type(thinking: bool, context: CallContext | None) -> TokenType:
+    prefix = f"{context.value}_" if context is not None else ""
+    return TokenType(f"{prefix}LLM_{'THINKING' if thinking else 'RESPONSE'}")
 
 
 class StreamMetadata(BaseModel):
@@ -84,9 +89,7 @@ class StreamEvent(BaseModel):
         # per-field loop: the same __dict__, fields set, extra and private state.
         event = _new(StreamEvent)
         _set(
-            event,
-            "__dict__",
-            {"type": StreamEventType.TOKEN, "text": text, "token_type": token_type, "metadata": None, "error": None},
+            event, "__dict__", {"type": _TOKEN, "text": text, "token_type": token_type, "metadata": None, "error": None}
         )
         _set(event, "__pydantic_fields_set__", set(_EVENT_FIELDS))
         _set(event, "__pydantic_extra__", None)
@@ -112,6 +115,12 @@ class StreamEvent(BaseModel):
         return self.token_type is not None and self.token_type.is_thinking
 
 
+_TOKEN_TYPES = {
+    (context, thinking): _token_type(thinking, context)
+    for context in (None, *CallContext)
+    for thinking in (False, True)
+}
+_TOKEN = StreamEventType.TOKEN
 _new = object.__new__
 _set = object.__setattr__
 _EVENT_FIELDS = frozenset(StreamEvent.model_fields)
