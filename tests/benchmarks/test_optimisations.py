@@ -10,7 +10,7 @@ import pytest
 
 from llm_core.errors import AuthenticationError, ServerError
 from llm_core.retry import RetryPolicy
-from llm_core.streaming import StreamEvent, StreamEventType, TokenType
+from llm_core.streaming import CallContext, StreamEvent, StreamEventType, TokenType
 
 
 def _no_tenacity(*args: Any, **kwargs: Any) -> Any:
@@ -110,3 +110,12 @@ def test_token_events_equal_what_model_construct_builds(token_type: TokenType) -
     assert fast.is_thinking is token_type.is_thinking
     with pytest.raises(Exception, match="frozen"):
         fast.text = "changed"  # type: ignore[misc]
+
+
+@pytest.mark.parametrize("context", [None, *CallContext])
+@pytest.mark.parametrize("thinking", [False, True])
+def test_token_types_per_chunk_come_from_the_table_unchanged(context: CallContext | None, thinking: bool) -> None:
+    prefix = f"{context.value}_" if context is not None else ""
+    expected = TokenType(f"{prefix}LLM_{'THINKING' if thinking else 'RESPONSE'}")
+    assert TokenType.for_chunk(thinking=thinking, context=context) is expected
+    assert expected.is_thinking is thinking
