@@ -38,7 +38,7 @@ class Counts:
     calls_per_round: int = 150  # 10 x 150 = 1,500 timed calls per side
     deltas: int = 500
     stream_warmup: int = 3
-    stream_rounds: int = 6
+    stream_rounds: int = 10
     streams_per_round: int = 5
     concurrent_total: int = 1000
     in_flight: int = 50
