@@ -195,9 +195,12 @@ class BaseProvider:
 
     def model_features(self, model: str | None = None) -> frozenset[Feature]:
         """Features of ``model``; unknown models get :meth:`unknown_model_features`."""
-        if model is not None and self._spec.model(model) is None:
+        if model is None:
+            return self._spec.features
+        info = self._spec.model(model)  # one lookup (spec.model_features would look it up again)
+        if info is None:
             return self.unknown_model_features(model)
-        return self._spec.model_features(model)
+        return info.features & self._spec.features
 
     def unknown_model_features(self, model: str) -> frozenset[Feature]:
         """Features assumed for a model missing from the catalogue (option
@@ -281,11 +284,9 @@ class BaseProvider:
             self._require(Feature.THINKING, chosen)
         self._check_parts(normalised, chosen)
         options = dict(extra)
-        fields = {
-            key: options.pop(key)
-            for key in ("top_p", "stop", "tools", "tool_choice", "json_mode", "response_schema")
-            if key in options
-        }
+        fields = (
+            {key: options.pop(key) for key in _REQUEST_FIELDS if key in options} if options else {}
+        )  # most calls pass no extra options
         return build(
             ChatRequest,
             self.identifier,
@@ -293,8 +294,8 @@ class BaseProvider:
             model=chosen,
             temperature=temperature if temperature is not None else prompt_settings.get("temperature"),
             max_tokens=max_tokens if max_tokens is not None else prompt_settings.get("max_tokens"),
-            thinking=_thinking(thinking),
-            call_context=_call_context(call_context, self.identifier),
+            thinking=None if thinking is None else _thinking(thinking),
+            call_context=None if call_context is None else _call_context(call_context, self.identifier),
             options=options,
             **fields,
         )
@@ -658,6 +659,10 @@ def _hide_key(settings: Mapping[str, Any]) -> dict[str, Any]:
     if isinstance(key, str) and key.strip():
         result["api_key"] = Secret(key)
     return result
+
+
+#: ``build_chat_request`` keywords that are ChatRequest fields rather than provider options.
+_REQUEST_FIELDS = ("top_p", "stop", "tools", "tool_choice", "json_mode", "response_schema")
 
 
 def _call_context(value: CallContext | str | None, provider: str) -> CallContext | None:
