@@ -204,7 +204,8 @@ def normalize_messages(messages: Iterable[MessageLike] | str) -> list[ChatMessag
                 f"not {type(message).__name__}"
             )
         try:
-            result.append(ChatMessage.model_validate(data))
+            # model_validate's own validator, without its Python wrapper (one call per message)
+            result.append(ChatMessage.__pydantic_validator__.validate_python(data))
         except ValidationError as exc:
             raise InvalidInputError(f"message {index} is invalid: {_first_error(exc)}") from None
     if not result:

@@ -115,11 +115,14 @@ class DecisionRequest(BaseModel):
 def build(model_cls: type[M], provider: str, **values: Any) -> M:
     """Validate a request, turning Pydantic's error into an :class:`InvalidInputError`."""
     try:
-        return model_cls(**values)
+        # the model's own validator, as model_cls(**values) runs it, minus two Python frames
+        # (the request models define no __init__ of their own)
+        result: M = model_cls.__pydantic_validator__.validate_python(values)
     except ValidationError as exc:
         err = exc.errors()[0]
         where = ".".join(str(p) for p in err.get("loc", ()))
         raise InvalidInputError(f"invalid {where or 'request'}: {err['msg']}", provider=provider) from None
+    return result
 
 
 def coerce_prompt(prompt: str | Prompt | Sequence[MessageLike]) -> tuple[list[ChatMessage], dict[str, Any]]:
