@@ -184,3 +184,26 @@ def test_startup_imports_no_sdk(plugin_path: Path) -> None:
         env={"PYTHONPATH": str(plugin_path), "PATH": "/usr/bin:/bin"},
     )
     assert result.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_output_into_a_closed_pipe_is_not_an_error(plugin_path: Path) -> None:
+    """`llm-core models | head`: when the reader has gone, the CLI exits 0 without a traceback."""
+    import sys
+
+    code = (
+        "import sys\n"
+        "from llm_core.cli import commands, main\n"
+        "def closed(*args, **kwargs):\n"
+        "    raise BrokenPipeError(32, 'Broken pipe')\n"
+        "commands.table = closed\n"
+        "sys.exit(main(['models']))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=False,
+        env={"PYTHONPATH": str(plugin_path), "LLM_CORE_PLUGINS": "cli-test-plugin"},
+    )
+    assert result.returncode == 0
+    assert "Traceback" not in result.stderr

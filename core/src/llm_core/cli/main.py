@@ -141,6 +141,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exit_code_for(exc)
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # e.g. `llm-core models | head`: the reader left; not an error
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":  # pragma: no cover
