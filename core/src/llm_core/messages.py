@@ -129,13 +129,14 @@ class ChatMessage(BaseModel):
             return [{"type": "text", "text": p} if isinstance(p, str) else p for p in value]
         return value
 
-    @model_validator(mode="after")
-    def _check_roles(self) -> ChatMessage:
+    def model_post_init(self, context: Any, /) -> None:
+        """Role checks, once per message. Pydantic reports a ``ValueError`` raised here as a
+        validation error, exactly as from an ``after`` model validator; unlike one, this does not
+        run again each time a validated message is put into another model (a ``ChatRequest``)."""
         if self.role is Role.TOOL and not (self.tool_call_id or self.name):
             raise ValueError("a tool message needs tool_call_id (or the tool's name)")
         if self.tool_calls and self.role is not Role.ASSISTANT:
             raise ValueError("only assistant messages carry tool_calls")
-        return self
 
     @property
     def text(self) -> str:

@@ -6,7 +6,7 @@ import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field
 
 from llm_core.errors import InvalidInputError
 from llm_core.tools import ToolCall
@@ -30,15 +30,15 @@ class Usage(BaseModel):
     total_tokens: int = 0
     thinking_tokens: int | None = None
 
-    @model_validator(mode="after")
-    def _total(self) -> Usage:
+    def model_post_init(self, context: Any, /) -> None:
+        """A missing total is the sum of the counts. Run once per validation, like an ``after``
+        model validator, but not again when a validated ``Usage`` is put into a response."""
         if not self.total_tokens and (self.prompt_tokens or self.completion_tokens or self.thinking_tokens):
             object.__setattr__(
                 self,
                 "total_tokens",
                 self.prompt_tokens + self.completion_tokens + (self.thinking_tokens or 0),
             )
-        return self
 
 
 class CompletionResponse(BaseModel):
