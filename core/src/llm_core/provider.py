@@ -11,7 +11,6 @@ from __future__ import annotations
 import itertools
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
 
@@ -528,16 +527,18 @@ class BaseProvider:
     ) -> Iterator[StreamEvent]:
         started = time.perf_counter()
         first_token: float | None = None
+        opened: Any = None
         chunks: Iterator[Any] | None = None
         call = self._trace("stream", request.model, request)
         try:
 
-            def open_and_peek() -> tuple[Iterator[Any], list[Any]]:
-                iterator = iter(open_stream(payload))
+            def open_and_peek() -> tuple[Any, Iterator[Any], list[Any]]:
+                stream = open_stream(payload)
+                iterator = iter(stream)
                 head = list(itertools.islice(iterator, 1))
-                return iterator, head
+                return stream, iterator, head
 
-            chunks, head = self._execute("stream", request.model, open_and_peek, trace=call)
+            opened, chunks, head = self._execute("stream", request.model, open_and_peek, trace=call)
             for chunk in itertools.chain(head, chunks):
                 for event in parser.feed(chunk):
                     if first_token is None and event.type is StreamEventType.TOKEN:
@@ -553,9 +554,12 @@ class BaseProvider:
                 self._emit_error(call, error, will_retry=False)
             yield StreamEvent.failure(error)
         finally:
-            close = getattr(chunks, "close", None)
-            if close is not None:
-                close()
+            # the iterator, and what _send_stream returned when that is another object (an SDK
+            # stream whose __iter__ is a generator over it): its close releases the connection
+            for closable in (chunks,) if opened is chunks else (chunks, opened):
+                close = getattr(closable, "close", None)
+                if close is not None:
+                    close()
         yield StreamEvent.end()
 
     def _astream_events(
@@ -577,26 +581,28 @@ class BaseProvider:
     ) -> AsyncIterator[StreamEvent]:
         started = time.perf_counter()
         first_token: float | None = None
+        opened: Any = None
         chunks: AsyncIterator[Any] | None = None
         call = self._trace("stream", request.model, request)
         try:
 
-            async def open_and_peek() -> tuple[AsyncIterator[Any], list[Any]]:
-                iterator = (await open_stream(payload)).__aiter__()
+            async def open_and_peek() -> tuple[Any, AsyncIterator[Any], list[Any]]:
+                stream = await open_stream(payload)
+                iterator = stream.__aiter__()
                 try:
                     head = [await iterator.__anext__()]
                 except StopAsyncIteration:
                     head = []
-                return iterator, head
+                return stream, iterator, head
 
-            opened, head = await self._aexecute("stream", request.model, open_and_peek, trace=call)
-            chunks = opened
+            opened, iterator, head = await self._aexecute("stream", request.model, open_and_peek, trace=call)
+            chunks = iterator
             for chunk in head:
                 for event in parser.feed(chunk):
                     if first_token is None and event.type is StreamEventType.TOKEN:
                         first_token = time.perf_counter()
                     yield event
-            async for chunk in opened:
+            async for chunk in iterator:
                 for event in parser.feed(chunk):
                     if first_token is None and event.type is StreamEventType.TOKEN:
                         first_token = time.perf_counter()
@@ -611,9 +617,12 @@ class BaseProvider:
                 self._emit_error(call, error, will_retry=False)
             yield StreamEvent.failure(error)
         finally:
-            close = getattr(chunks, "aclose", None)
-            if close is not None:
-                await close()
+            # the iterator, and what _asend_stream returned when that is another object (an SDK
+            # stream whose __aiter__ is an async generator over it)
+            for closable in (chunks,) if opened is chunks else (chunks, opened):
+                close = getattr(closable, "aclose", None)
+                if close is not None:
+                    await close()
         yield StreamEvent.end()
 
     def _finish_metadata(
@@ -631,16 +640,21 @@ class BaseProvider:
         )
 
 
-@dataclass
 class _CallTrace:
-    """One call as observers see it: ``call_id`` 0 means nobody is listening."""
+    """One call as observers see it: ``call_id`` 0 means nobody is listening.
 
-    operation: str
-    model: str | None
-    features: list[str] = field(default_factory=list)
-    call_id: int = 0
-    attempts: int = 0
-    started: float = field(default_factory=time.perf_counter)
+    A plain class with slots: one is built per call, and a dataclass's generated ``__init__``
+    with default factories costs more than the rest of the bookkeeping."""
+
+    __slots__ = ("attempts", "call_id", "features", "model", "operation", "started")
+
+    def __init__(self, operation: str, model: str | None, features: list[str] | None = None, call_id: int = 0) -> None:
+        self.operation = operation
+        self.model = model
+        self.features: list[str] = [] if features is None else features
+        self.call_id = call_id
+        self.attempts = 0
+        self.started = time.perf_counter()
 
 
 def _stream_usage(meta: StreamMetadata) -> Usage:
