@@ -51,9 +51,12 @@ class StreamingCapable(BaseProvider):
         return self.supports_feature(Feature.STREAMING)
 
     def _send_stream(self, payload: dict[str, Any]) -> Iterator[Any]:
+        """The SDK's chunk stream. The core calls ``close()`` on it (and on its iterator) when
+        the stream ends or is abandoned, so an SDK stream object can be returned as it is."""
         raise NotImplementedError
 
     async def _asend_stream(self, payload: dict[str, Any]) -> AsyncIterator[Any]:
+        """The async chunk stream; the core awaits its ``aclose()`` (and its iterator's)."""
         raise NotImplementedError
 
     def new_stream_parser(self, request: ChatRequest) -> StreamParser:

@@ -141,12 +141,14 @@ class OpenAIProvider(
     # -- streaming ---------------------------------------------------------------------------
 
     def _send_stream(self, payload: dict[str, Any]) -> Iterator[Any]:
-        stream = self.client.responses.create(**_stream_payload(payload), stream=True)
-        return _closing(stream)
+        # the SDK's Stream as it is: the core closes it (releasing the connection) when done
+        stream: Iterator[Any] = self.client.responses.create(**_stream_payload(payload), stream=True)
+        return stream
 
     async def _asend_stream(self, payload: dict[str, Any]) -> AsyncIterator[Any]:
-        stream = await self.async_client.responses.create(**_stream_payload(payload), stream=True)
-        return _aclosing(stream)
+        # the SDK's AsyncStream as it is: the core awaits its aclose() when done
+        stream: AsyncIterator[Any] = await self.async_client.responses.create(**_stream_payload(payload), stream=True)
+        return stream
 
     def new_stream_parser(self, request: ChatRequest) -> ResponsesStreamParser:
         return ResponsesStreamParser(request)
@@ -228,18 +230,3 @@ def _stream_payload(payload: dict[str, Any]) -> dict[str, Any]:
     text["format"] = type_to_text_format_param(streamed.pop("text_format"))
     streamed["text"] = text
     return streamed
-
-
-def _closing(stream: Any) -> Iterator[Any]:
-    try:
-        yield from stream
-    finally:
-        stream.close()
-
-
-async def _aclosing(stream: Any) -> AsyncIterator[Any]:
-    try:
-        async for event in stream:
-            yield event
-    finally:
-        await stream.close()
