@@ -11,6 +11,8 @@ import struct
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from pydantic import BaseModel
+
 from core_openai_plugin.errors import error_from_code
 from core_openai_plugin.request_mapper import REASONING_ITEMS
 from llm_core.decisions import DecisionAnswer, DecisionResponse, ProbabilityKind, Question, ScoreQuestion, yes_no_answer
@@ -34,12 +36,21 @@ if TYPE_CHECKING:
     from openai.types.responses import Response
 
 PROVIDER = "openai"
+_MODEL_DUMP = BaseModel.model_dump
+_validate_usage = Usage.__pydantic_validator__.validate_python
+_validate_completion = CompletionResponse.__pydantic_validator__.validate_python
 
 
 def dump(obj: Any) -> dict[str, Any]:
     """An SDK object as a plain JSON-ready dict (unset fields left out)."""
     if isinstance(obj, Mapping):
         return dict(obj)
+    if type(obj).model_dump is _MODEL_DUMP:
+        # what BaseModel.model_dump runs, without its Python frame (the usage of every call)
+        dumped: dict[str, Any] = obj.__pydantic_serializer__.to_python(
+            obj, mode="json", exclude_unset=True, by_alias=True
+        )
+        return dumped
     result: dict[str, Any] = obj.model_dump(mode="json", exclude_unset=True, by_alias=True)
     return result
 
@@ -55,9 +66,16 @@ def usage_from(usage: Any) -> Usage:
     reasoning = getattr(details, "reasoning_tokens", None) if details is not None else None
     thinking = int(reasoning) if reasoning is not None else None
     total = int(getattr(usage, "total_tokens", 0) or 0) or prompt + output
-    return Usage(
-        prompt_tokens=prompt, completion_tokens=output - (thinking or 0), total_tokens=total, thinking_tokens=thinking
+    # Usage's own validator, as Usage(...) runs it (one per call, so without BaseModel.__init__)
+    result: Usage = _validate_usage(
+        {
+            "prompt_tokens": prompt,
+            "completion_tokens": output - (thinking or 0),
+            "total_tokens": total,
+            "thinking_tokens": thinking,
+        }
     )
+    return result
 
 
 def tool_call(call_id: str, name: str, arguments: str | None) -> ToolCall:
@@ -143,16 +161,20 @@ def parse_response(raw: Response, request: ChatRequest) -> CompletionResponse:
         metadata["refusal"] = "".join(refusals)
     if usage is not None:
         metadata["raw_usage"] = dump(usage)
-    return CompletionResponse(
-        content=content if not refused else "".join(refusals),
-        model=getattr(raw, "model", None) or request.model,
-        provider=PROVIDER,
-        usage=usage_from(usage),
-        finish_reason=reason,
-        tool_calls=calls or None,
-        thinking="\n\n".join(thinking) or None,
-        metadata=metadata,
+    # the model's own validator, as CompletionResponse(...) runs it (one per call)
+    response: CompletionResponse = _validate_completion(
+        {
+            "content": content if not refused else "".join(refusals),
+            "model": getattr(raw, "model", None) or request.model,
+            "provider": PROVIDER,
+            "usage": usage_from(usage),
+            "finish_reason": reason,
+            "tool_calls": calls or None,
+            "thinking": "\n\n".join(thinking) or None,
+            "metadata": metadata,
+        }
     )
+    return response
 
 
 # --- Embeddings ------------------------------------------------------------------------------
