@@ -97,7 +97,8 @@ def map_chat(request: ChatRequest, model: ModelInfo | None, *, strict_sampling: 
     family rule is assumed). ``request.options`` holds per-call options (see ``CHAT_OPTIONS``).
     """
     options = request.options
-    check_options(options, CHAT_OPTIONS, "chat")
+    if options:  # most calls have none: no set arithmetic then
+        check_options(options, CHAT_OPTIONS, "chat")
     instructions, turns = split_system(request.messages)
     payload: dict[str, Any] = {
         "model": request.model,
@@ -128,7 +129,8 @@ def map_chat(request: ChatRequest, model: ModelInfo | None, *, strict_sampling: 
         _json_format(payload, text, request.response_schema)
     if text:
         payload["text"] = text
-    _passthrough(payload, options, PASSTHROUGH_OPTIONS)
+    if options:
+        _passthrough(payload, options, PASSTHROUGH_OPTIONS)
     return payload
 
 
