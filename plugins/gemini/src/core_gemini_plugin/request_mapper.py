@@ -190,11 +190,15 @@ def map_contents(messages: Sequence[ChatMessage]) -> list[dict[str, Any]]:
             if parts:
                 contents.append({"role": "model", "parts": parts})
             continue
-        parts = [_content_part(p) for p in message.parts]
+        given = message.content
+        if isinstance(given, str):  # the common case: one text part, no TextPart built for it
+            parts = [{"text": given}] if given else []
+        else:
+            parts = [_content_part(p) for p in given]
+            inline_total += sum(p.size for p in given if not isinstance(p, TextPart))
         if not parts:
             raise InvalidInputError(f"message {index} ({message.role.value}) has no content", provider=PROVIDER)
         contents.append({"role": "user", "parts": parts})
-        inline_total += sum(p.size for p in message.parts if not isinstance(p, TextPart))
     if inline_total > MAX_INLINE_BYTES:
         raise InvalidInputError(
             f"inline images and documents total {inline_total:,} bytes; Gemini accepts at most "
@@ -286,6 +290,8 @@ def decode_signature(value: str) -> bytes:
 
 
 def _known_options(options: Mapping[str, Any], allowed: frozenset[str], what: str) -> dict[str, Any]:
+    if not options:  # most calls: no set arithmetic
+        return {}
     unknown = sorted(set(options) - allowed)
     if unknown:
         raise InvalidInputError(
