@@ -49,6 +49,8 @@ BLOCKING_FINISH_REASONS = frozenset(
         "MODEL_ARMOR",
     }
 )
+_validate_usage = Usage.__pydantic_validator__.validate_python
+_validate_completion = CompletionResponse.__pydantic_validator__.validate_python
 
 
 # -- small pieces shared with the stream parser ----------------------------------------------
@@ -78,12 +80,16 @@ def finish_reason(raw: Any, *, has_tool_calls: bool = False) -> str:
 def usage_from(metadata: types.GenerateContentResponseUsageMetadata | None) -> Usage:
     if metadata is None:
         return Usage()
-    return Usage(
-        prompt_tokens=metadata.prompt_token_count or 0,
-        completion_tokens=metadata.candidates_token_count or 0,
-        total_tokens=metadata.total_token_count or 0,
-        thinking_tokens=metadata.thoughts_token_count,
+    # Usage's own validator, as Usage(...) runs it (one per call and per streamed chunk with usage)
+    usage: Usage = _validate_usage(
+        {
+            "prompt_tokens": metadata.prompt_token_count or 0,
+            "completion_tokens": metadata.candidates_token_count or 0,
+            "total_tokens": metadata.total_token_count or 0,
+            "thinking_tokens": metadata.thoughts_token_count,
+        }
     )
+    return usage
 
 
 def raise_if_prompt_blocked(response: types.GenerateContentResponse) -> None:
@@ -196,26 +202,31 @@ def parse_chat_response(raw: types.GenerateContentResponse, request: ChatRequest
     log = PartLog(raw.response_id)
     for part in parts:
         log.add(part)
+    reason = enum_name(candidate.finish_reason)  # finish_reason() below takes the name as it is
     metadata: dict[str, Any] = {
         "response_id": raw.response_id,
         "model_version": raw.model_version,
-        "finish_reason": enum_name(candidate.finish_reason),
+        "finish_reason": reason,
         **log.replay_metadata(),
     }
     if candidate.finish_message:
         metadata["finish_message"] = candidate.finish_message
     if candidate.safety_ratings:
         metadata["safety_ratings"] = [r.model_dump(mode="json", exclude_none=True) for r in candidate.safety_ratings]
-    return CompletionResponse(
-        content=content,
-        thinking=thinking,
-        model=raw.model_version or request.model,
-        provider=PROVIDER,
-        usage=usage_from(raw.usage_metadata),
-        finish_reason=finish_reason(candidate.finish_reason, has_tool_calls=bool(log.tool_calls)),
-        tool_calls=log.tool_calls or None,
-        metadata=metadata,
+    # the model's own validator, as CompletionResponse(...) runs it (one per call)
+    response: CompletionResponse = _validate_completion(
+        {
+            "content": content,
+            "thinking": thinking,
+            "model": raw.model_version or request.model,
+            "provider": PROVIDER,
+            "usage": usage_from(raw.usage_metadata),
+            "finish_reason": finish_reason(reason, has_tool_calls=bool(log.tool_calls)),
+            "tool_calls": log.tool_calls or None,
+            "metadata": metadata,
+        }
     )
+    return response
 
 
 def assistant_message(response: CompletionResponse | StreamMetadata, text: str | None = None) -> ChatMessage:
