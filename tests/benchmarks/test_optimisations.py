@@ -8,8 +8,10 @@ from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import pytest
+from pydantic import ValidationError
 
-from llm_core.errors import AuthenticationError, ServerError
+from llm_core.errors import AuthenticationError, InvalidInputError, ServerError
+from llm_core.messages import ChatMessage, Role, _plain_message, normalize_messages
 from llm_core.retry import RetryPolicy
 from llm_core.streaming import CallContext, StreamEvent, StreamEventType, TokenType
 from llm_core.testing.fake import FakeProvider, FakeReply
@@ -184,3 +186,47 @@ async def test_the_async_stream_driver_closes_the_sdk_stream_itself_when_done_or
     assert (await stream.__anext__()).text == "one "
     await stream.aclose()  # type: ignore[attr-defined]
     assert [s.closed for s in opened] == [1, 1]
+
+
+@pytest.mark.parametrize("role", ["system", "user", "assistant"])
+@pytest.mark.parametrize("content", ["Hi there", "", " ", "ünïcode ✓"])
+def test_plain_messages_equal_what_pydantic_validates(role: str, content: str) -> None:
+    data = {"role": role, "content": content}
+    fast = _plain_message(data)
+    slow = ChatMessage.__pydantic_validator__.validate_python(data)
+    assert fast is not None and type(fast) is ChatMessage
+    assert fast == slow and fast.__dict__ == slow.__dict__ and list(fast.__dict__) == list(slow.__dict__)
+    assert fast.model_fields_set == slow.model_fields_set
+    assert (fast.__pydantic_extra__, fast.__pydantic_private__) == (slow.__pydantic_extra__, slow.__pydantic_private__)
+    assert fast.model_dump() == slow.model_dump() and repr(fast) == repr(slow)
+    assert fast.model_dump(exclude_unset=True) == slow.model_dump(exclude_unset=True)
+    assert fast.metadata is not _plain_message(data).metadata  # type: ignore[union-attr]  # no shared default
+    with pytest.raises(Exception, match="frozen"):
+        fast.content = "changed"  # type: ignore[misc]
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"role": "tool", "content": "42"},  # needs tool_call_id: Pydantic reports it
+        {"role": "tool", "content": "42", "tool_call_id": "c1"},
+        {"role": "USER", "content": "hi"},
+        {"role": "robot", "content": "hi"},
+        {"role": "user", "content": None},
+        {"role": "user", "content": ["a", "b"]},
+        {"role": "user", "content": "hi", "name": "ann"},
+        {"role": "user", "content": "hi", "x_trace": 7},
+        {"role": "user"},
+        {"role": Role.USER, "content": "hi"},
+        {"role": ["user"], "content": "hi"},
+    ],
+)
+def test_other_messages_go_through_pydantic(data: dict[str, Any]) -> None:
+    assert _plain_message(data) is None
+    try:
+        expected: Any = ChatMessage.__pydantic_validator__.validate_python(data)
+    except ValidationError:
+        with pytest.raises(InvalidInputError):
+            normalize_messages([data, {"role": "user", "content": "hi"}])
+        return
+    assert normalize_messages([data, {"role": "user", "content": "hi"}])[0] == expected

@@ -204,6 +204,10 @@ def normalize_messages(messages: Iterable[MessageLike] | str) -> list[ChatMessag
                 f"message {index} must be a ChatMessage or a mapping with 'role' and 'content', "
                 f"not {type(message).__name__}"
             )
+        plain = _plain_message(data)
+        if plain is not None:
+            result.append(plain)
+            continue
         try:
             # model_validate's own validator, without its Python wrapper (one call per message)
             result.append(ChatMessage.__pydantic_validator__.validate_python(data))
@@ -214,6 +218,39 @@ def normalize_messages(messages: Iterable[MessageLike] | str) -> list[ChatMessag
     if all(m.role is Role.SYSTEM for m in result):
         raise InvalidInputError("only system messages given: add a user message")
     return result
+
+
+def _plain_message(data: Any) -> ChatMessage | None:
+    """The message Pydantic would validate from ``{"role": <system/user/assistant>, "content": <str>}``
+    (the usual form, two per call), built directly; ``None`` for anything else, which Pydantic
+    validates.
+
+    For exactly these two keys, a role string that names a role (not ``tool``, which needs more
+    keys) and string content, validation can only succeed, and gives this: the role member, the
+    content string itself, the other fields at their defaults, ``role`` and ``content`` set, no
+    extras. The role checks of ``model_post_init`` pass by construction."""
+    role = data.get("role")
+    content = data.get("content")
+    if type(role) is not str or type(content) is not str or len(data) != 2:
+        return None
+    member = _PLAIN_ROLES.get(role)
+    if member is None:
+        return None
+    message = _new(ChatMessage)
+    _set(
+        message,
+        "__dict__",
+        {"role": member, "content": content, "name": None, "tool_calls": None, "tool_call_id": None, "metadata": {}},
+    )
+    _set(message, "__pydantic_fields_set__", {"role", "content"})
+    _set(message, "__pydantic_extra__", {})
+    _set(message, "__pydantic_private__", None)
+    return message
+
+
+_PLAIN_ROLES = {role.value: role for role in (Role.SYSTEM, Role.USER, Role.ASSISTANT)}
+_new = object.__new__
+_set = object.__setattr__
 
 
 def split_system(messages: Sequence[ChatMessage]) -> tuple[str | None, list[ChatMessage]]:
