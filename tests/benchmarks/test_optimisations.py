@@ -11,10 +11,12 @@ import pytest
 from pydantic import ValidationError
 
 from llm_core.errors import AuthenticationError, InvalidInputError, ServerError
-from llm_core.messages import ChatMessage, Role, _plain_message, normalize_messages
+from llm_core.messages import ChatMessage, ImagePart, Role, _plain_message, normalize_messages
+from llm_core.requests import ChatRequest, build, plain_chat_request
 from llm_core.retry import RetryPolicy
 from llm_core.streaming import CallContext, StreamEvent, StreamEventType, TokenType
 from llm_core.testing.fake import FakeProvider, FakeReply
+from llm_core.tools import ToolCall
 
 
 def _no_tenacity(*args: Any, **kwargs: Any) -> Any:
@@ -230,3 +232,51 @@ def test_other_messages_go_through_pydantic(data: dict[str, Any]) -> None:
             normalize_messages([data, {"role": "user", "content": "hi"}])
         return
     assert normalize_messages([data, {"role": "user", "content": "hi"}])[0] == expected
+
+
+class _MyMessage(ChatMessage):
+    pass
+
+
+def test_plain_chat_requests_equal_what_pydantic_validates() -> None:
+    messages = [
+        ChatMessage.system("be brief"),
+        ChatMessage(role=Role.USER, content=["look", ImagePart(data=b"\x89PNG", mime_type="image/png")]),
+        ChatMessage.assistant("ok", tool_calls=[ToolCall(id="c1", name="f", arguments={"x": 1})]),
+        ChatMessage.tool("c1", "42"),
+    ]
+    values: dict[str, Any] = {"temperature": None, "max_tokens": None, "thinking": None, "call_context": None}
+    fast = plain_chat_request(messages, "gpt-4.1-mini")
+    slow = build(ChatRequest, "x", messages=messages, model="gpt-4.1-mini", options={}, **values)
+    assert fast is not None and type(fast) is ChatRequest
+    assert fast == slow and list(fast.__dict__) == list(slow.__dict__)
+    assert fast.model_fields_set == slow.model_fields_set
+    assert (fast.__pydantic_extra__, fast.__pydantic_private__) == (slow.__pydantic_extra__, slow.__pydantic_private__)
+    assert fast.model_dump(exclude_unset=True) == slow.model_dump(exclude_unset=True)
+    assert fast.messages is not messages and all(a is b for a, b in zip(fast.messages, messages, strict=True))
+    assert fast.options == {} and fast.options is not plain_chat_request(messages, "m").options  # type: ignore[union-attr]
+    with pytest.raises(Exception, match="frozen"):
+        fast.model = "other"  # type: ignore[misc]
+
+
+def test_other_chat_requests_go_through_pydantic() -> None:
+    assert plain_chat_request([_MyMessage(role=Role.USER, content="hi")], "m") is None
+    assert plain_chat_request([ChatMessage.user("hi")], Role.USER) is None
+    provider = FakeProvider(api_key="test-key")
+    for options in ({"temperature": 0.5}, {"max_tokens": 5}, {"top_p": 0.5}, {"thinking": True}, {"seed": 1}):
+        request = provider.build_chat_request("hi", **options)
+        assert request.model_fields_set > {"messages", "model"}
+    with pytest.raises(InvalidInputError):
+        provider.build_chat_request("hi", temperature=5)
+    plain = provider.build_chat_request([{"role": "user", "content": "hi"}])
+    assert plain == build(
+        ChatRequest,
+        "fake",
+        messages=[ChatMessage.user("hi")],
+        model=provider.default_model(),
+        temperature=None,
+        max_tokens=None,
+        thinking=None,
+        call_context=None,
+        options={},
+    )

@@ -27,7 +27,7 @@ from llm_core.errors import (
 )
 from llm_core.features import Feature
 from llm_core.messages import ChatMessage, DocumentPart, ImagePart, MessageLike, Role
-from llm_core.requests import ChatRequest, Prompt, ThinkingOptions, build, coerce_prompt
+from llm_core.requests import ChatRequest, Prompt, ThinkingOptions, build, coerce_prompt, plain_chat_request
 from llm_core.responses import CompletionResponse, ConnectionStatus, Usage
 from llm_core.retry import RetryPolicy
 from llm_core.specs import ProviderSpec
@@ -282,6 +282,17 @@ class BaseProvider:
         if thinking is not None and thinking is not False:
             self._require(Feature.THINKING, chosen)
         self._check_parts(normalised, chosen)
+        if (
+            not extra
+            and not prompt_settings
+            and temperature is None
+            and max_tokens is None
+            and thinking is None
+            and call_context is None
+        ):  # the common call: messages and a model only
+            plain = plain_chat_request(normalised, chosen)
+            if plain is not None:
+                return plain
         options = dict(extra)
         fields = (
             {key: options.pop(key) for key in _REQUEST_FIELDS if key in options} if options else {}

@@ -125,6 +125,52 @@ def build(model_cls: type[M], provider: str, **values: Any) -> M:
     return result
 
 
+def plain_chat_request(messages: list[ChatMessage], model: str) -> ChatRequest | None:
+    """The request :func:`build` validates from ``messages`` and ``model`` with every other
+    argument of ``build_chat_request`` unset (``temperature``, ``max_tokens``, ``thinking``,
+    ``call_context`` ``None``, ``options`` empty), built directly; ``None`` unless every message is
+    a ``ChatMessage`` itself and the model a string, when Pydantic validates it.
+
+    For those values validation can only succeed, and gives this: a new list of the same message
+    instances, the model string, a new empty options dict, defaults elsewhere, and the fields
+    ``build_chat_request`` passes counted as set."""
+    if type(model) is not str:
+        return None
+    for message in messages:
+        if type(message) is not ChatMessage:
+            return None
+    request = _new(ChatRequest)
+    _set(
+        request,
+        "__dict__",
+        {
+            "messages": list(messages),
+            "model": model,
+            "temperature": None,
+            "max_tokens": None,
+            "top_p": None,
+            "stop": None,
+            "tools": None,
+            "tool_choice": None,
+            "thinking": None,
+            "json_mode": False,
+            "response_schema": None,
+            "call_context": None,
+            "options": {},
+        },
+    )
+    _set(request, "__pydantic_fields_set__", set(_PLAIN_REQUEST_FIELDS))
+    _set(request, "__pydantic_extra__", None)
+    _set(request, "__pydantic_private__", None)
+    return request
+
+
+#: The fields build_chat_request always passes.
+_PLAIN_REQUEST_FIELDS = ("messages", "model", "temperature", "max_tokens", "thinking", "call_context", "options")
+_new = object.__new__
+_set = object.__setattr__
+
+
 def coerce_prompt(prompt: str | Prompt | Sequence[MessageLike]) -> tuple[list[ChatMessage], dict[str, Any]]:
     """Messages and per-call settings from a string, a :class:`Prompt` or a message list."""
     if isinstance(prompt, Prompt):
