@@ -215,9 +215,10 @@ def normalize_messages(messages: Iterable[MessageLike] | str) -> list[ChatMessag
             raise InvalidInputError(f"message {index} is invalid: {_first_error(exc)}") from None
     if not result:
         raise InvalidInputError("no messages given: send at least one user message")
-    if all(m.role is Role.SYSTEM for m in result):
-        raise InvalidInputError("only system messages given: add a user message")
-    return result
+    for turn in result:  # (no generator frame: this runs on every call)
+        if turn.role is not Role.SYSTEM:
+            return result
+    raise InvalidInputError("only system messages given: add a user message")
 
 
 def _plain_message(data: Any) -> ChatMessage | None:
@@ -255,8 +256,13 @@ _set = object.__setattr__
 
 def split_system(messages: Sequence[ChatMessage]) -> tuple[str | None, list[ChatMessage]]:
     """Separate system text (joined with blank lines) from the conversation turns."""
-    system = [m.text for m in messages if m.role is Role.SYSTEM]
-    rest = [m for m in messages if m.role is not Role.SYSTEM]
+    system: list[str] = []
+    rest: list[ChatMessage] = []
+    for message in messages:  # one pass (every request mapper calls this)
+        if message.role is Role.SYSTEM:
+            system.append(message.text)
+        else:
+            rest.append(message)
     return ("\n\n".join(system) if system else None), rest
 
 
