@@ -111,6 +111,8 @@ class OpenAIProvider(
     # -- chat (also tools, vision, documents, JSON, decision fallback) ----------------------------
 
     def _with_defaults(self, request: ChatRequest) -> ChatRequest:
+        if not self.options:  # no provider options, no defaults
+            return request
         defaults = {k: v for k, v in self.options.items() if k in request_mapper.CHAT_OPTIONS}
         if not defaults:
             return request

@@ -135,6 +135,8 @@ def map_chat(request: ChatRequest, model: ModelInfo | None, *, strict_sampling: 
 
 
 def _sampling(payload: dict[str, Any], request: ChatRequest, refuse: bool) -> None:
+    if request.temperature is None and request.top_p is None:  # most calls
+        return
     given = [name for name in ("temperature", "top_p") if getattr(request, name) is not None]
     if given and refuse:
         raise InvalidInputError(
