@@ -18,7 +18,7 @@ from pydantic import BaseModel
 from llm_core.decisions import ChoiceQuestion, DecisionSubject, Question, ScoreQuestion, YesNoQuestion
 from llm_core.errors import LLMError
 from llm_core.features import Feature
-from llm_core.messages import ChatMessage, DocumentPart, Role, TextPart
+from llm_core.messages import ChatMessage, DocumentPart, TextPart
 from llm_core.provider import BaseProvider
 from llm_core.responses import CompletionResponse
 from llm_core.tools import ToolSpec
@@ -141,12 +141,7 @@ def document_message() -> ChatMessage:
 
 def assistant_turn(response: CompletionResponse) -> ChatMessage:
     """The assistant turn that replays ``response`` (its metadata too, e.g. thought signatures)."""
-    return ChatMessage(
-        role=Role.ASSISTANT,
-        content=response.content,
-        tool_calls=response.tool_calls,
-        metadata=dict(response.metadata),
-    )
+    return response.to_message()
 
 
 def tool_result_messages(first: CompletionResponse) -> list[ChatMessage]:
