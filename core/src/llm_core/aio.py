@@ -20,6 +20,7 @@ from llm_core.capabilities import (
     StructuredOutputCapable,
     ToolCapable,
     VisionCapable,
+    async_text_only,
     decode_json,
 )
 from llm_core.decisions import DecisionResponse, DecisionSubject, Question
@@ -29,7 +30,7 @@ from llm_core.messages import MessageLike, TextPart
 from llm_core.provider import BaseProvider
 from llm_core.requests import Prompt
 from llm_core.responses import CompletionResponse, ConnectionStatus, EmbeddingResponse, ImageResponse, VisionResponse
-from llm_core.streaming import StreamEvent, StreamEventType
+from llm_core.streaming import StreamEvent
 from llm_core.tools import ToolSpec
 
 P = TypeVar("P", bound=BaseProvider)
@@ -104,12 +105,8 @@ class AsyncProvider:
 
         return p._astream_events(request, open_stream, p.new_stream_parser(request))
 
-    async def stream_text(self, prompt: str | Prompt | Sequence[MessageLike], **options: Any) -> AsyncIterator[str]:
-        async for event in self.stream_chat_completion(prompt, **options):
-            if event.type is StreamEventType.TOKEN and event.text and not event.is_thinking:
-                yield event.text
-            elif event.type is StreamEventType.ERROR and event.error is not None:
-                raise event.error
+    def stream_text(self, prompt: str | Prompt | Sequence[MessageLike], **options: Any) -> AsyncIterator[str]:
+        return async_text_only(self.stream_chat_completion(prompt, **options))
 
     async def chat_completion_with_tools(
         self, messages: Sequence[MessageLike] | str, tools: Sequence[ToolSpec | Mapping[str, Any]], **options: Any

@@ -74,12 +74,30 @@ class StreamingCapable(BaseProvider):
         return text_only(self.stream_chat_completion(prompt, **options))
 
 
+def _text_of(event: StreamEvent) -> str | None:
+    """The response text of a TOKEN event (None for thinking and empty chunks); raises the
+    error of an ERROR event."""
+    if event.type is StreamEventType.TOKEN:
+        return event.text if event.text and not event.is_thinking else None
+    if event.type is StreamEventType.ERROR and event.error is not None:
+        raise event.error
+    return None
+
+
 def text_only(events: Iterator[StreamEvent]) -> Iterator[str]:
+    """``stream_text`` over a stream of events: response text only; a stream error is raised."""
     for event in events:
-        if event.type is StreamEventType.TOKEN and event.text and not event.is_thinking:
-            yield event.text
-        elif event.type is StreamEventType.ERROR and event.error is not None:
-            raise event.error
+        text = _text_of(event)
+        if text is not None:
+            yield text
+
+
+async def async_text_only(events: AsyncIterator[StreamEvent]) -> AsyncIterator[str]:
+    """The async twin of :func:`text_only`."""
+    async for event in events:
+        text = _text_of(event)
+        if text is not None:
+            yield text
 
 
 class ToolCapable(BaseProvider):

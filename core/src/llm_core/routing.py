@@ -16,13 +16,13 @@ from llm_core.capabilities import (
     StructuredOutputCapable,
     ToolCapable,
     VisionCapable,
+    async_text_only,
     text_only,
 )
 from llm_core.decisions import DecisionResponse
 from llm_core.errors import (
     ConfigurationError,
     LLMError,
-    NoMatchingProviderError,
     PluginLoadError,
     UnsupportedFeatureError,
 )
@@ -130,17 +130,33 @@ class Router:
                 self._built[candidate.identifier] = built
             return built
 
+    def _can_skip(self, error: LLMError) -> bool:
+        """Whether the next candidate may serve after ``error``: the provider cannot be built
+        (no key, a broken plugin) or failed in a way retries did not cure."""
+        return isinstance(error, ConfigurationError | PluginLoadError) or self.fall_back(error)
+
+    def _stream_step(
+        self, identifier: str, event: StreamEvent, delivered: bool, errors: dict[str, LLMError]
+    ) -> StreamEvent | None:
+        """What a router stream passes on for ``event``: ``None`` to move to the next candidate
+        (a curable failure before any token), else the event (METADATA names the fallbacks)."""
+        failed = event.error if event.type is StreamEventType.ERROR and not delivered else None
+        if failed is not None and self.fall_back(failed):
+            errors[identifier] = failed
+            return None
+        if event.type is StreamEventType.METADATA and event.metadata is not None:
+            self.last_provider = identifier
+            extra = {**event.metadata.extra, "fallback_from": list(errors)}
+            return StreamEvent.meta(event.metadata.model_copy(update={"extra": extra}))
+        return event
+
     def _call(self, operation: str, invoke: Callable[[BaseProvider], T]) -> T:
         errors: dict[str, LLMError] = {}
         for candidate in self.candidates(operation):
             try:
-                provider = self._provider(candidate)
-                result = invoke(provider)
-            except (ConfigurationError, PluginLoadError) as exc:  # no key, or a broken plugin: cannot serve
-                errors[candidate.identifier] = exc
-                continue
+                result = invoke(self._provider(candidate))
             except LLMError as exc:
-                if not self.fall_back(exc):
+                if not self._can_skip(exc):
                     raise
                 errors[candidate.identifier] = exc
                 continue
@@ -172,40 +188,26 @@ class Router:
     def _stream(self, operation: str, invoke: Callable[[BaseProvider], Iterator[StreamEvent]]) -> Iterator[StreamEvent]:
         """Falls back only while no token was delivered; afterwards an ERROR ends the stream."""
         errors: dict[str, LLMError] = {}
-        candidates = self.candidates(operation)
-        for candidate in candidates:
+        for candidate in self.candidates(operation):
             try:
                 events = invoke(self._provider(candidate))
-            except (ConfigurationError, PluginLoadError) as exc:
+            except LLMError as exc:
+                if not self._can_skip(exc):
+                    raise
                 errors[candidate.identifier] = exc
                 continue
             delivered = False
             for event in events:
-                if (
-                    event.type is StreamEventType.ERROR
-                    and not delivered
-                    and event.error is not None
-                    and self.fall_back(event.error)
-                ):
-                    errors[candidate.identifier] = event.error
+                passed = self._stream_step(candidate.identifier, event, delivered, errors)
+                if passed is None:
                     break
-                delivered = delivered or event.type is StreamEventType.TOKEN
-                if event.type is StreamEventType.METADATA and event.metadata is not None:
-                    self.last_provider = candidate.identifier
-                    event = StreamEvent.meta(
-                        event.metadata.model_copy(
-                            update={"extra": {**event.metadata.extra, "fallback_from": list(errors)}}
-                        )
-                    )
-                yield event
+                delivered = delivered or passed.type is StreamEventType.TOKEN
+                yield passed
             else:
                 self.last_provider = candidate.identifier
                 return
-        if errors:
-            yield StreamEvent.failure(FallbackExhaustedError(errors))
-            yield StreamEvent.end()
-            return
-        raise NoMatchingProviderError("no provider could be built for this stream")
+        yield StreamEvent.failure(FallbackExhaustedError(errors))
+        yield StreamEvent.end()
 
     # -- the provider surface ---------------------------------------------------------
 
@@ -271,11 +273,8 @@ class AsyncRouter:
         for candidate in r.candidates(operation):
             try:
                 result = await invoke(r._provider(candidate))
-            except (ConfigurationError, PluginLoadError) as exc:
-                errors[candidate.identifier] = exc
-                continue
             except LLMError as exc:
-                if not r.fall_back(exc):
+                if not r._can_skip(exc):
                     raise
                 errors[candidate.identifier] = exc
                 continue
@@ -319,42 +318,30 @@ class AsyncRouter:
     async def stream_chat_completion(self, messages: Any, **options: Any) -> AsyncIterator[StreamEvent]:
         r = self._r
         errors: dict[str, LLMError] = {}
-        candidates = r.candidates("stream_chat_completion")
-        for candidate in candidates:
+        for candidate in r.candidates("stream_chat_completion"):
             try:
-                events = r._provider(candidate).aio.stream_chat_completion(messages, **options)
-            except (ConfigurationError, PluginLoadError) as exc:
+                events = _iface(r._provider(candidate), StreamingCapable).aio.stream_chat_completion(
+                    messages, **options
+                )
+            except LLMError as exc:
+                if not r._can_skip(exc):
+                    raise
                 errors[candidate.identifier] = exc
                 continue
             delivered = False
             fell_back = False
             async for event in events:
-                if (
-                    event.type is StreamEventType.ERROR
-                    and not delivered
-                    and event.error is not None
-                    and r.fall_back(event.error)
-                ):
-                    errors[candidate.identifier] = event.error
+                passed = r._stream_step(candidate.identifier, event, delivered, errors)
+                if passed is None:
                     fell_back = True
                     break
-                delivered = delivered or event.type is StreamEventType.TOKEN
-                if event.type is StreamEventType.METADATA and event.metadata is not None:
-                    r.last_provider = candidate.identifier
-                    event = StreamEvent.meta(
-                        event.metadata.model_copy(
-                            update={"extra": {**event.metadata.extra, "fallback_from": list(errors)}}
-                        )
-                    )
-                yield event
+                delivered = delivered or passed.type is StreamEventType.TOKEN
+                yield passed
             if not fell_back:
+                r.last_provider = candidate.identifier
                 return
         yield StreamEvent.failure(FallbackExhaustedError(errors))
         yield StreamEvent.end()
 
-    async def stream_text(self, prompt: Any, **options: Any) -> AsyncIterator[str]:
-        async for event in self.stream_chat_completion(prompt, **options):
-            if event.type is StreamEventType.TOKEN and event.text and not event.is_thinking:
-                yield event.text
-            elif event.type is StreamEventType.ERROR and event.error is not None:
-                raise event.error
+    def stream_text(self, prompt: Any, **options: Any) -> AsyncIterator[str]:
+        return async_text_only(self.stream_chat_completion(prompt, **options))
