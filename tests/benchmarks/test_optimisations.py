@@ -10,12 +10,13 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from llm_core.errors import AuthenticationError, InvalidInputError, ServerError
+from llm_core.errors import AuthenticationError, InvalidInputError, ServerError, UnsupportedFeatureError
+from llm_core.features import Feature
 from llm_core.messages import ChatMessage, ImagePart, Role, _plain_message, normalize_messages
 from llm_core.requests import ChatRequest, build, plain_chat_request
 from llm_core.retry import RetryPolicy
 from llm_core.streaming import CallContext, StreamEvent, StreamEventType, TokenType
-from llm_core.testing.fake import FakeProvider, FakeReply
+from llm_core.testing.fake import FakeProvider, FakeReply, fake_spec
 from llm_core.tools import ToolCall
 
 
@@ -100,6 +101,53 @@ async def test_async_calls_take_the_same_paths(monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setattr(RetryPolicy, "async_retrying", _no_tenacity)
     outcomes.append("direct")
     assert await policy.acall(attempt) == "direct"
+
+
+def test_attempts_get_their_arguments_on_the_first_try_and_on_every_retry() -> None:
+    waits: list[float] = []
+    seen: list[tuple[Any, ...]] = []
+    outcomes: list[Any] = [ServerError("503", provider="x"), "ok"]
+
+    def attempt(*args: Any) -> Any:
+        seen.append(args)
+        outcome = outcomes.pop(0)
+        if isinstance(outcome, Exception):
+            raise outcome
+        return outcome
+
+    assert _policy(waits).call(attempt, "payload", 2) == "ok"
+    assert seen == [("payload", 2), ("payload", 2)] and waits == [0.5]
+
+
+class _NarrowedFake(FakeProvider):
+    """A provider that narrows a model's features at run time (a public override)."""
+
+    narrowed: frozenset[Feature] = frozenset()
+
+    def model_features(self, model: str | None = None) -> frozenset[Feature]:
+        return super().model_features(model) - self.narrowed
+
+
+def test_feature_checks_remember_catalogue_models_only_where_nothing_can_change_them() -> None:
+    provider = FakeProvider(spec=fake_spec(features=["chat", "streaming"]))
+    provider.chat_completion("hi")
+    assert provider._catalogue_features == {"fake-model": frozenset({Feature.CHAT, Feature.STREAMING})}
+    with pytest.raises(UnsupportedFeatureError):
+        provider._require(Feature.TOOLS, "fake-model")  # still refused after the cache is filled
+    # an unknown model follows the options, which may change between calls
+    provider.options["unknown_model_features"] = ["streaming"]
+    with pytest.raises(UnsupportedFeatureError):
+        provider.chat_completion("hi", model="not-in-catalogue")
+    provider.options["unknown_model_features"] = ["chat"]
+    assert provider.chat_completion("hi", model="not-in-catalogue").content
+    assert "not-in-catalogue" not in provider._catalogue_features
+    # a class that overrides model_features is asked every time
+    narrowed = _NarrowedFake(spec=fake_spec(features=["chat"]))
+    narrowed.chat_completion("hi")
+    narrowed.narrowed = frozenset({Feature.CHAT})
+    with pytest.raises(UnsupportedFeatureError):
+        narrowed.chat_completion("hi")
+    assert narrowed._catalogue_features == {}
 
 
 @pytest.mark.parametrize("token_type", list(TokenType))

@@ -92,6 +92,8 @@ class BaseProvider:
             }
         )
         self._check_declared_features()
+        #: Catalogue model → the features it offers here, filled by the first check of each model.
+        self._catalogue_features: dict[str, frozenset[Feature]] = {}
         self._apply_settings()
         self._aio: AsyncProvider | None = None
 
@@ -212,6 +214,9 @@ class BaseProvider:
         return self._spec.features
 
     def _require(self, feature: Feature, model: str) -> None:
+        offered = self._catalogue_features.get(model)
+        if offered is not None and feature in offered:  # every call checks: one lookup when it passes
+            return
         if feature not in self.implemented_features() or feature not in self._spec.features:
             raise UnsupportedFeatureError(f"{self.name} does not support {feature.value}", provider=self.identifier)
         if feature not in self.model_features(model):
@@ -220,6 +225,9 @@ class BaseProvider:
                 f"models that do: {', '.join(m.id for m in self._spec.models if feature in m.features) or 'none'}",
                 provider=self.identifier,
             )
+        if self._spec.model(model) is not None and type(self).model_features is BaseProvider.model_features:
+            # a catalogue model's features depend on the (frozen) spec and the class only
+            self._catalogue_features[model] = self.model_features(model) & self.implemented_features()
 
     @property
     def aio(self) -> AsyncProvider:
@@ -354,56 +362,68 @@ class BaseProvider:
         return _CallTrace(operation, model, observers.request_features(operation, request), observers.next_call_id())
 
     def _execute(
-        self, operation: str, model: str | None, send: Callable[[], R], *, trace: _CallTrace | None = None
+        self,
+        operation: str,
+        model: str | None,
+        send: Callable[..., R],
+        *args: Any,
+        trace: _CallTrace | None = None,
     ) -> R:
-        """Run ``send`` under the retry policy, mapping SDK errors and notifying observers.
+        """Run ``send(*args)`` under the retry policy, mapping SDK errors and notifying observers.
 
         With ``trace`` the caller reports success itself (after parsing, or at the end of a stream).
         """
         call = trace or self._trace(operation, model)
-
-        def attempt() -> R:
-            call.attempts += 1
-            if call.call_id:
-                self._emit_before(call)
-            try:
-                return send()
-            except Exception as exc:
-                error = self._mapped(exc)
-                if call.call_id:
-                    self._emit_error(call, error)
-                if error is exc:
-                    raise
-                raise error from exc
-
-        result = self.retry_policy.call(attempt)
+        result: R = self.retry_policy.call(self._attempt, call, send, args)
         if trace is None and call.call_id:
             self._emit_done(call, None)
         return result
 
     async def _aexecute(
-        self, operation: str, model: str | None, send: Callable[[], Awaitable[R]], *, trace: _CallTrace | None = None
+        self,
+        operation: str,
+        model: str | None,
+        send: Callable[..., Awaitable[R]],
+        *args: Any,
+        trace: _CallTrace | None = None,
     ) -> R:
         call = trace or self._trace(operation, model)
-
-        async def attempt() -> R:
-            call.attempts += 1
-            if call.call_id:
-                self._emit_before(call)
-            try:
-                return await send()
-            except Exception as exc:
-                error = self._mapped(exc)
-                if call.call_id:
-                    self._emit_error(call, error)
-                if error is exc:
-                    raise
-                raise error from exc
-
-        result = await self.retry_policy.acall(attempt)
+        result: R = await self.retry_policy.acall(self._aattempt, call, send, args)
         if trace is None and call.call_id:
             self._emit_done(call, None)
         return result
+
+    def _attempt(self, call: _CallTrace, send: Callable[..., R], args: tuple[Any, ...]) -> R:
+        """One attempt of a call: observers hear of it, an SDK error leaves it mapped."""
+        call.attempts += 1
+        if call.call_id:
+            self._emit_before(call)
+        try:
+            return send(*args)
+        except Exception as exc:
+            error = self._failed(call, exc)
+            if error is exc:
+                raise
+            raise error from exc
+
+    async def _aattempt(self, call: _CallTrace, send: Callable[..., Awaitable[R]], args: tuple[Any, ...]) -> R:
+        call.attempts += 1
+        if call.call_id:
+            self._emit_before(call)
+        try:
+            return await send(*args)
+        except Exception as exc:
+            error = self._failed(call, exc)
+            if error is exc:
+                raise
+            raise error from exc
+
+    def _failed(self, call: _CallTrace, exc: Exception, *, will_retry: bool | None = None) -> LLMError:
+        """``exc`` mapped to the taxonomy, reported to observers (the caller raises it)."""
+        error = self._mapped(exc)
+        if call.call_id:
+            self._emit_error(call, error, will_retry=will_retry)
+        return error
 
     def _emit_before(self, call: _CallTrace) -> None:
         observers.emit(
@@ -434,14 +454,12 @@ class BaseProvider:
             ),
         )
 
-    def _parsed(self, call: _CallTrace, parse: Callable[[], T]) -> T:
+    def _parsed(self, call: _CallTrace, parse: Callable[[Any, Any], T], raw: Any, request: Any) -> T:
         """Parse a raw response; observers hear of success (with the parsed usage) or failure."""
         try:
-            result = parse()
+            result = parse(raw, request)
         except Exception as exc:
-            error = self._mapped(exc)
-            if call.call_id:
-                self._emit_error(call, error, will_retry=False)
+            error = self._failed(call, exc, will_retry=False)
             if error is exc:
                 raise
             raise error from exc
@@ -459,8 +477,8 @@ class BaseProvider:
     ) -> T:
         payload = map_(request)
         call = self._trace(operation, request.model, request)
-        raw = self._execute(operation, request.model, lambda: send(payload), trace=call)
-        return self._parsed(call, lambda: parse(raw, request))
+        raw = self.retry_policy.call(self._attempt, call, send, (payload,))  # _execute, with this trace
+        return self._parsed(call, parse, raw, request)
 
     async def _arun(
         self,
@@ -472,8 +490,8 @@ class BaseProvider:
     ) -> T:
         payload = map_(request)
         call = self._trace(operation, request.model, request)
-        raw = await self._aexecute(operation, request.model, lambda: send(payload), trace=call)
-        return self._parsed(call, lambda: parse(raw, request))
+        raw = await self.retry_policy.acall(self._aattempt, call, send, (payload,))
+        return self._parsed(call, parse, raw, request)
 
     # -- public calls every provider has --------------------------------------------------
 

@@ -9,6 +9,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC
 from email.utils import parsedate_to_datetime
+from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from llm_core.errors import ConfigurationError, LLMError, RateLimitError, TransientError
@@ -92,8 +93,8 @@ class RetryPolicy:
 
     # -- tenacity wiring (tenacity is imported only when a call is made) -------------------
 
-    def call(self, attempt: Callable[[], T]) -> T:
-        """Run ``attempt`` under this policy.
+    def call(self, attempt: Callable[..., T], *args: Any) -> T:
+        """Run ``attempt(*args)`` under this policy.
 
         The first attempt runs directly, so a call that succeeds (or fails for good) never builds
         tenacity's machinery. After a retryable failure tenacity takes over with that failure as
@@ -102,23 +103,23 @@ class RetryPolicy:
         """
         started = time.monotonic()
         try:
-            return attempt()
+            return attempt(*args)
         except Exception as error:
             if self.max_attempts == 1 or not self.should_retry(error):
                 raise
             first: Exception = error
-        return self.retrying(elapsed=time.monotonic() - started)(_replay(first, attempt))
+        return self.retrying(elapsed=time.monotonic() - started)(_replay(first, partial(attempt, *args)))
 
-    async def acall(self, attempt: Callable[[], Awaitable[T]]) -> T:
+    async def acall(self, attempt: Callable[..., Awaitable[T]], *args: Any) -> T:
         """The async twin of :meth:`call`."""
         started = time.monotonic()
         try:
-            return await attempt()
+            return await attempt(*args)
         except Exception as error:
             if self.max_attempts == 1 or not self.should_retry(error):
                 raise
             first: Exception = error
-        return await self.async_retrying(elapsed=time.monotonic() - started)(_areplay(first, attempt))
+        return await self.async_retrying(elapsed=time.monotonic() - started)(_areplay(first, partial(attempt, *args)))
 
     def _tenacity_kwargs(self, elapsed: float = 0.0) -> dict[str, Any]:
         import tenacity
