@@ -12,6 +12,7 @@ import base64
 import hashlib
 import json
 from collections.abc import Iterable, Sequence
+from enum import Enum
 from typing import TYPE_CHECKING, Any
 
 from llm_core.errors import ContentFilteredError, InvalidResponseError
@@ -28,7 +29,7 @@ from llm_core.responses import (
     Usage,
 )
 from llm_core.streaming import StreamMetadata
-from llm_core.thinking import split_text_parts
+from llm_core.thinking import extract_think_tags, split_text_parts
 from llm_core.tools import ToolCall
 
 if TYPE_CHECKING:
@@ -56,39 +57,55 @@ _validate_completion = CompletionResponse.__pydantic_validator__.validate_python
 # -- small pieces shared with the stream parser ----------------------------------------------
 
 
+#: Gemini finish reason names → the common vocabulary; any other name is kept in lower case.
+_FINISH_BY_NAME: dict[str | None, str] = {
+    None: FINISH_STOP,
+    "FINISH_REASON_UNSPECIFIED": FINISH_STOP,
+    "STOP": FINISH_STOP,
+    "MAX_TOKENS": FINISH_LENGTH,
+    **dict.fromkeys(BLOCKING_FINISH_REASONS, FINISH_CONTENT_FILTER),
+}
+
+
 def enum_name(value: Any) -> str | None:
     """``FinishReason.STOP`` / ``"STOP"`` → ``"STOP"``; unset → ``None``."""
     if value is None:
         return None
-    name = getattr(value, "value", value)
+    # an Enum's ``value`` is its ``_value_`` (read directly: the property costs two Python frames)
+    name = value._value_ if isinstance(value, Enum) else getattr(value, "value", value)
     return str(name).upper() or None
 
 
 def finish_reason(raw: Any, *, has_tool_calls: bool = False) -> str:
     """Gemini's finish reason in the common vocabulary (SPEC §1.7)."""
-    name = enum_name(raw)
-    if name in (None, "FINISH_REASON_UNSPECIFIED", "STOP"):
-        return FINISH_TOOL_CALLS if has_tool_calls else FINISH_STOP
-    if name == "MAX_TOKENS":
-        return FINISH_LENGTH
-    if name in BLOCKING_FINISH_REASONS:
-        return FINISH_CONTENT_FILTER
-    assert name is not None
-    return name.lower()
+    return _finish_from_name(enum_name(raw), has_tool_calls)
+
+
+def _finish_from_name(name: str | None, has_tool_calls: bool) -> str:
+    common = _FINISH_BY_NAME.get(name)
+    if common is None:
+        assert name is not None
+        return name.lower()
+    return FINISH_TOOL_CALLS if has_tool_calls and common is FINISH_STOP else common
+
+
+def usage_values(metadata: types.GenerateContentResponseUsageMetadata | None) -> dict[str, Any]:
+    """The :class:`Usage` fields of a response's ``usage_metadata`` (``{}`` when it has none)."""
+    if metadata is None:
+        return {}
+    return {
+        "prompt_tokens": metadata.prompt_token_count or 0,
+        "completion_tokens": metadata.candidates_token_count or 0,
+        "total_tokens": metadata.total_token_count or 0,
+        "thinking_tokens": metadata.thoughts_token_count,
+    }
 
 
 def usage_from(metadata: types.GenerateContentResponseUsageMetadata | None) -> Usage:
     if metadata is None:
         return Usage()
-    # Usage's own validator, as Usage(...) runs it (one per call and per streamed chunk with usage)
-    usage: Usage = _validate_usage(
-        {
-            "prompt_tokens": metadata.prompt_token_count or 0,
-            "completion_tokens": metadata.candidates_token_count or 0,
-            "total_tokens": metadata.total_token_count or 0,
-            "thinking_tokens": metadata.thoughts_token_count,
-        }
-    )
+    # Usage's own validator, as Usage(...) runs it
+    usage: Usage = _validate_usage(usage_values(metadata))
     return usage
 
 
@@ -192,7 +209,47 @@ class PartLog:
 
 
 def parse_chat_response(raw: types.GenerateContentResponse, request: ChatRequest) -> CompletionResponse:
-    """A ``generate_content`` response → :class:`CompletionResponse` (SPEC §1)."""
+    """A ``generate_content`` response → :class:`CompletionResponse` (SPEC §1).
+
+    The common answer (no prompt feedback, a first candidate whose parts are all plain text:
+    no thought, no thought signature, no function call) is read directly; it gives exactly what
+    the general reading (:func:`parse_chat_response_general`) gives for it.
+    """
+    candidates = raw.candidates
+    if candidates and raw.prompt_feedback is None:
+        candidate = candidates[0]
+        content = candidate.content
+        parts = content.parts if content is not None else None
+        if parts:
+            texts: list[str] = []
+            for part in parts:
+                text = part.text
+                if (
+                    type(text) is not str
+                    or part.thought is True
+                    or part.function_call is not None
+                    or part.thought_signature
+                ):
+                    break
+                texts.append(text)
+            else:
+                visible = "".join(texts)
+                # no "<" → no <think> block: extract_think_tags would return the text unchanged
+                answer, thinking = extract_think_tags(visible) if "<" in visible else (visible, None)
+                reason = enum_name(candidate.finish_reason)
+                metadata: dict[str, Any] = {
+                    "response_id": raw.response_id,
+                    "model_version": raw.model_version,
+                    "finish_reason": reason,
+                    "gemini_parts": [{"text": text} for text in texts],
+                    "thought_signatures": [],
+                }
+                return _completion(raw, request, candidate, answer, thinking, reason, None, metadata)
+    return parse_chat_response_general(raw, request)
+
+
+def parse_chat_response_general(raw: types.GenerateContentResponse, request: ChatRequest) -> CompletionResponse:
+    """:func:`parse_chat_response` for any response: thoughts, signatures, tool calls, blocks."""
     raise_if_prompt_blocked(raw)
     if not raw.candidates:
         raise InvalidResponseError("Gemini returned no candidates", provider=PROVIDER)
@@ -202,27 +259,41 @@ def parse_chat_response(raw: types.GenerateContentResponse, request: ChatRequest
     log = PartLog(raw.response_id)
     for part in parts:
         log.add(part)
-    reason = enum_name(candidate.finish_reason)  # finish_reason() below takes the name as it is
+    reason = enum_name(candidate.finish_reason)
     metadata: dict[str, Any] = {
         "response_id": raw.response_id,
         "model_version": raw.model_version,
         "finish_reason": reason,
         **log.replay_metadata(),
     }
+    return _completion(raw, request, candidate, content, thinking, reason, log.tool_calls or None, metadata)
+
+
+def _completion(
+    raw: types.GenerateContentResponse,
+    request: ChatRequest,
+    candidate: types.Candidate,
+    content: str,
+    thinking: str | None,
+    reason: str | None,
+    tool_calls: list[ToolCall] | None,
+    metadata: dict[str, Any],
+) -> CompletionResponse:
     if candidate.finish_message:
         metadata["finish_message"] = candidate.finish_message
     if candidate.safety_ratings:
         metadata["safety_ratings"] = [r.model_dump(mode="json", exclude_none=True) for r in candidate.safety_ratings]
-    # the model's own validator, as CompletionResponse(...) runs it (one per call)
+    # the model's own validator, as CompletionResponse(...) runs it (one per call); the usage
+    # values are validated inside it by Usage's own schema, as Usage(...) would
     response: CompletionResponse = _validate_completion(
         {
             "content": content,
             "thinking": thinking,
             "model": raw.model_version or request.model,
             "provider": PROVIDER,
-            "usage": usage_from(raw.usage_metadata),
-            "finish_reason": finish_reason(reason, has_tool_calls=bool(log.tool_calls)),
-            "tool_calls": log.tool_calls or None,
+            "usage": usage_values(raw.usage_metadata),
+            "finish_reason": _finish_from_name(reason, tool_calls is not None),
+            "tool_calls": tool_calls,
             "metadata": metadata,
         }
     )
