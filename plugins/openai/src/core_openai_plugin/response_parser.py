@@ -9,7 +9,8 @@ from __future__ import annotations
 import base64
 import struct
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from types import UnionType
+from typing import TYPE_CHECKING, Any, Union, get_args, get_origin
 
 from pydantic import BaseModel
 
@@ -43,15 +44,107 @@ _validate_completion = CompletionResponse.__pydantic_validator__.validate_python
 
 def dump(obj: Any) -> dict[str, Any]:
     """An SDK object as a plain JSON-ready dict (unset fields left out)."""
-    if isinstance(obj, Mapping):
-        return dict(obj)
-    if type(obj).model_dump is _MODEL_DUMP:
-        # what BaseModel.model_dump runs, without its Python frame (the usage of every call)
+    kind = _DUMP_KINDS.get(type(obj))
+    if kind is None:
+        kind = _DUMP_KINDS[type(obj)] = _dump_kind(type(obj))
+    if kind is not _GENERAL:
+        if kind is not _SERIALIZED:
+            # a model of int fields only (the usage of every call): the same dict, built directly
+            walked = _walk_ints(obj, kind)
+            if walked is not None:
+                return walked
+        # what BaseModel.model_dump runs, without its Python frame
         dumped: dict[str, Any] = obj.__pydantic_serializer__.to_python(
             obj, mode="json", exclude_unset=True, by_alias=True
         )
         return dumped
+    if isinstance(obj, Mapping):
+        return dict(obj)
     result: dict[str, Any] = obj.model_dump(mode="json", exclude_unset=True, by_alias=True)
+    return result
+
+
+#: How :func:`dump` treats a type: ``_GENERAL`` (mappings, models with their own ``model_dump``,
+#: anything else), ``_SERIALIZED`` (a Pydantic model dumped by its serializer) or an int plan.
+_GENERAL: dict[str, Any] = {}
+_SERIALIZED: dict[str, Any] = {}
+_DUMP_KINDS: dict[type, dict[str, Any]] = {}
+
+
+def _dump_kind(cls: type) -> dict[str, Any]:
+    if issubclass(cls, Mapping) or not issubclass(cls, BaseModel) or cls.model_dump is not _MODEL_DUMP:
+        return _GENERAL
+    return _int_plan(cls) or _SERIALIZED
+
+
+def _int_plan(cls: type[BaseModel], outer: tuple[type, ...] = ()) -> dict[str, Any] | None:
+    """Field name → ``None`` (an ``int`` field) or the plan of a nested model, for a model whose
+    serializer can only turn those fields into themselves: no aliases, no exclusions, no custom
+    or annotated serializers, no computed fields, no encoders, not a root model. ``None`` when
+    ``cls`` is not such a model. :func:`_walk_ints` applies a plan."""
+    decorators = cls.__pydantic_decorators__
+    if (
+        cls.__pydantic_root_model__
+        or decorators.field_serializers
+        or decorators.model_serializers
+        or cls.model_computed_fields
+        or cls.model_config.get("json_encoders")
+    ):
+        return None
+    plan: dict[str, Any] = {}
+    for name, field in cls.model_fields.items():
+        if (
+            field.alias is not None
+            or field.serialization_alias is not None
+            or field.exclude
+            or getattr(field, "exclude_if", None) is not None
+            or field.metadata
+        ):
+            return None
+        options = [arg for arg in get_args(field.annotation) if arg is not type(None)]
+        if len(options) != 1 or get_origin(field.annotation) not in (Union, UnionType):
+            options = [field.annotation]
+        (annotation,) = options
+        if annotation is int:
+            plan[name] = None
+        elif isinstance(annotation, type) and issubclass(annotation, BaseModel) and annotation not in (cls, *outer):
+            nested = _int_plan(annotation, (cls, *outer))
+            if nested is None or annotation.model_dump is not _MODEL_DUMP or issubclass(annotation, Mapping):
+                return None
+            plan[name] = (annotation, nested)
+        else:
+            return None
+    return plan
+
+
+def _walk_ints(obj: Any, plan: dict[str, Any]) -> dict[str, Any] | None:
+    """The set fields of ``obj`` in its field order when every one is an exact ``int`` or an
+    instance of exactly the nested model of its plan, and there are no extras anywhere; ``None``
+    otherwise (then the serializer decides, and warns where it would)."""
+    if obj.__pydantic_extra__:
+        return None
+    values: dict[str, Any] = obj.__dict__
+    if len(values) != len(plan):
+        return None
+    fields_set = obj.__pydantic_fields_set__
+    result: dict[str, Any] = {}
+    for name, value in values.items():
+        if name not in fields_set:
+            if name not in plan:
+                return None
+            continue
+        if type(value) is int:
+            if plan.get(name, False) is not None:
+                return None
+            result[name] = value
+            continue
+        nested = plan.get(name)
+        if nested is None or type(value) is not nested[0]:
+            return None
+        walked = _walk_ints(value, nested[1])
+        if walked is None:
+            return None
+        result[name] = walked
     return result
 
 

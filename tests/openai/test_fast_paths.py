@@ -1,0 +1,307 @@
+"""The per-call fast paths of the OpenAI plugin give exactly what the general code gives.
+
+Each fast path is checked against the code it short-cuts (kept here as the reference, or reached
+through the public function with an input that avoids the fast path), on SDK-built objects: the
+SDK builds responses without validation (``construct``), so any JSON value can sit in any field.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Annotated, Any, Optional
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from openai._models import construct_type
+from openai.types.responses import ResponseUsage
+from openai.types.responses.response_usage import InputTokensDetails, OutputTokensDetails
+from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, computed_field, field_serializer
+
+from core_openai_plugin import response_parser
+from core_openai_plugin.response_parser import dump
+
+FAST = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def reference_dump(obj: Any) -> dict[str, Any]:
+    """What ``dump`` gave before the fast paths (and still gives for every other object)."""
+    result: dict[str, Any] = obj.model_dump(mode="json", exclude_unset=True, by_alias=True)
+    return result
+
+
+def dumped_with_warnings(function: Any, obj: Any) -> tuple[Any, list[str]]:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = function(obj)
+    return result, [str(w.message) for w in caught]
+
+
+# -- SDK usages: every JSON value in every place, plus unknown fields --------------------------
+
+json_scalars = st.one_of(
+    st.integers(),
+    st.integers(min_value=-(2**80), max_value=2**80),
+    st.booleans(),
+    st.none(),
+    st.floats(allow_nan=False),
+    st.text(max_size=5),
+)
+json_values = st.recursive(
+    json_scalars,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3),
+    max_leaves=6,
+)
+counts = st.one_of(st.integers(min_value=0, max_value=10**7), json_values)
+extra_keys = st.text(min_size=1, max_size=8).filter(
+    lambda k: (
+        k
+        not in {
+            "input_tokens",
+            "input_tokens_details",
+            "output_tokens",
+            "output_tokens_details",
+            "total_tokens",
+            "cached_tokens",
+            "cache_write_tokens",
+            "cache_write_tokens_details",
+            "reasoning_tokens",
+            "ttl_12h_tokens",
+            "ttl_30m_tokens",
+        }
+    )
+)
+
+
+def optional_fields(fields: dict[str, Any]) -> st.SearchStrategy[dict[str, Any]]:
+    """Any subset of ``fields`` (the SDK keeps what the server sent, required or not), plus extras
+    now and then."""
+    return st.fixed_dictionaries({}, optional=fields).flatmap(
+        lambda base: st.one_of(
+            st.just(base),
+            st.dictionaries(extra_keys, json_values, min_size=1, max_size=2).map(lambda extra: {**base, **extra}),
+        )
+    )
+
+
+write_details = optional_fields({"ttl_12h_tokens": counts, "ttl_30m_tokens": counts})
+input_details = optional_fields(
+    {
+        "cached_tokens": counts,
+        "cache_write_tokens": counts,
+        "cache_write_tokens_details": st.one_of(write_details, json_values),
+    }
+)
+output_details = optional_fields({"reasoning_tokens": counts})
+usage_bodies = optional_fields(
+    {
+        "input_tokens": counts,
+        "input_tokens_details": st.one_of(input_details, json_values),
+        "output_tokens": counts,
+        "output_tokens_details": st.one_of(output_details, json_values),
+        "total_tokens": counts,
+    }
+)
+plain_usage_bodies = st.fixed_dictionaries(
+    {
+        "input_tokens": st.integers(min_value=0, max_value=10**7),
+        "input_tokens_details": st.fixed_dictionaries(
+            {"cached_tokens": st.integers(min_value=0, max_value=10**7)},
+            optional={"cache_write_tokens": st.integers(min_value=0, max_value=10**7)},
+        ),
+        "output_tokens": st.integers(min_value=0, max_value=10**7),
+        "output_tokens_details": st.fixed_dictionaries({"reasoning_tokens": st.integers(min_value=0, max_value=10**7)}),
+        "total_tokens": st.integers(min_value=0, max_value=10**7),
+    }
+)
+
+
+def sdk_usage(body: dict[str, Any]) -> ResponseUsage:
+    """A usage built the way the SDK builds the ``usage`` of a received response."""
+    usage = construct_type(type_=ResponseUsage, value=body)
+    assert isinstance(usage, ResponseUsage)
+    return usage
+
+
+@FAST
+@given(usage_bodies)
+def test_dump_of_any_sdk_usage_equals_the_serializer(body: dict[str, Any]) -> None:
+    usage = sdk_usage(body)
+    expected, expected_warnings = dumped_with_warnings(reference_dump, usage)
+    got, got_warnings = dumped_with_warnings(dump, usage)
+    assert got == expected
+    assert list(got) == list(expected)  # same key order, nested too (JSON text is identical)
+    assert repr(got) == repr(expected)  # and the same types (1 == True == 1.0 would hide them)
+    assert got_warnings == expected_warnings
+
+
+@FAST
+@given(plain_usage_bodies)
+def test_dump_of_plain_usages_takes_the_fast_path(body: dict[str, Any]) -> None:
+    usage = sdk_usage(body)
+    plan = response_parser._DUMP_KINDS.get(ResponseUsage) or response_parser._dump_kind(ResponseUsage)
+    walked = response_parser._walk_ints(usage, plan)
+    assert walked is not None  # the usage of every call does not go through the serializer
+    assert repr(walked) == repr(reference_dump(usage)) and walked == body
+
+
+@FAST
+@given(plain_usage_bodies)
+def test_dump_of_validated_usages_equals_the_serializer(body: dict[str, Any]) -> None:
+    usage = ResponseUsage.model_validate(
+        {**body, "input_tokens_details": {"cache_write_tokens": 0, **body["input_tokens_details"]}}
+    )
+    assert repr(dump(usage)) == repr(reference_dump(usage))
+
+
+def test_dump_of_changed_usages_equals_the_serializer() -> None:
+    usage = sdk_usage({"input_tokens": 3, "output_tokens": 4, "total_tokens": 7})
+    usage.output_tokens = True  # type: ignore[assignment]  # no validation on assignment
+    assert dumped_with_warnings(dump, usage) == dumped_with_warnings(reference_dump, usage)
+    usage = sdk_usage({"input_tokens": 3, "output_tokens": 4})
+    usage.__dict__["surprise"] = 1  # a key the serializer does not know
+    assert dumped_with_warnings(dump, usage) == dumped_with_warnings(reference_dump, usage)
+    subclassed = sdk_usage({"output_tokens_details": {"reasoning_tokens": 1}})
+    subclassed.output_tokens_details = type("Sub", (OutputTokensDetails,), {}).construct(reasoning_tokens=2)
+    assert dumped_with_warnings(dump, subclassed) == dumped_with_warnings(reference_dump, subclassed)
+
+
+# -- which models get a plan: only those whose serializer cannot change an int -----------------
+
+
+class Plain(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    a: int
+    b: Optional[int] = None  # noqa: UP045  # the SDK's spelling (typing.Union)
+    c: int | None = None
+
+
+class Nested(BaseModel):
+    plain: Plain
+    maybe: Optional[Plain] = None  # noqa: UP045
+    n: int = 0
+
+
+class Aliased(BaseModel):
+    a: int = Field(alias="A")
+
+
+class SerializationAliased(BaseModel):
+    a: int = Field(serialization_alias="A")
+
+
+class Excluded(BaseModel):
+    a: int = Field(exclude=True)
+
+
+class Serialized(BaseModel):
+    a: int
+
+    @field_serializer("a")
+    def _double(self, value: int) -> int:
+        return value * 2
+
+
+class AnnotatedSerializer(BaseModel):
+    a: Annotated[int, PlainSerializer(lambda v: v * 2)]
+
+
+class OptionalAnnotated(BaseModel):
+    a: Annotated[int, PlainSerializer(lambda v: v * 2)] | None = None
+
+
+class Computed(BaseModel):
+    a: int
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def b(self) -> int:
+        return self.a
+
+
+class Text(BaseModel):
+    a: str
+
+
+class IntOrText(BaseModel):
+    a: int | str
+
+
+class HoldsSerialized(BaseModel):
+    inner: Serialized
+
+
+class OwnDump(BaseModel):
+    a: int
+
+    def model_dump(self, **kwargs: Any) -> dict[str, Any]:  # type: ignore[override]
+        return {"own": self.a}
+
+
+class Cycle(BaseModel):
+    a: int
+    again: Cycle | None = None
+
+
+@pytest.mark.parametrize(
+    "model",
+    [
+        Aliased,
+        SerializationAliased,
+        Excluded,
+        Serialized,
+        AnnotatedSerializer,
+        OptionalAnnotated,
+        Computed,
+        Text,
+        IntOrText,
+        HoldsSerialized,
+        Cycle,
+    ],
+)
+def test_models_whose_serializer_could_differ_have_no_plan(model: type[BaseModel]) -> None:
+    assert response_parser._int_plan(model) is None
+
+
+def test_plans_of_int_models() -> None:
+    assert response_parser._int_plan(Plain) == {"a": None, "b": None, "c": None}
+    plain = response_parser._int_plan(Plain)
+    assert response_parser._int_plan(Nested) == {"plain": (Plain, plain), "maybe": (Plain, plain), "n": None}
+    assert response_parser._dump_kind(OwnDump) is response_parser._GENERAL
+    assert response_parser._dump_kind(Text) is response_parser._SERIALIZED
+    assert response_parser._dump_kind(dict) is response_parser._GENERAL
+    assert isinstance(response_parser._dump_kind(ResponseUsage), dict)
+    assert response_parser._dump_kind(InputTokensDetails) not in (response_parser._GENERAL, None)
+
+
+@pytest.mark.parametrize(
+    "obj",
+    [
+        Plain(a=1),
+        Plain(a=1, b=None),
+        Plain(a=1, b=2, c=3, extra=4),
+        Plain.model_construct(a=True),
+        Nested(plain=Plain(a=1), maybe=None),
+        Nested(plain=Plain(a=1), maybe=Plain(a=2, c=5)),
+        Nested.model_construct(plain={"a": 1}),
+        Aliased(A=1),
+        Serialized(a=2),
+        AnnotatedSerializer(a=2),
+        OptionalAnnotated(a=2),
+        Computed(a=1),
+        HoldsSerialized(inner=Serialized(a=3)),
+        Cycle(a=1, again=Cycle(a=2)),
+        Text(a="x"),
+    ],
+)
+def test_dump_of_any_model_equals_the_serializer(obj: BaseModel) -> None:
+    got, got_warnings = dumped_with_warnings(dump, obj)
+    expected, expected_warnings = dumped_with_warnings(reference_dump, obj)
+    assert repr(got) == repr(expected) and got_warnings == expected_warnings
+
+
+def test_dump_of_mappings_and_own_dumps() -> None:
+    source = {"b": 1, "a": [2]}
+    copied = dump(source)
+    assert copied == source and copied is not source
+    assert dump(OwnDump(a=1)) == {"own": 1}
