@@ -12,6 +12,7 @@ import itertools
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
 from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
 
 from llm_core import observers
@@ -26,7 +27,7 @@ from llm_core.errors import (
     UnsupportedFeatureError,
 )
 from llm_core.features import Feature
-from llm_core.messages import ChatMessage, DocumentPart, ImagePart, MessageLike, Role
+from llm_core.messages import ChatMessage, DocumentPart, ImagePart, MessageLike, Role, normalize_messages
 from llm_core.requests import ChatRequest, Prompt, ThinkingOptions, build, coerce_prompt, plain_chat_request
 from llm_core.responses import CompletionResponse, ConnectionStatus, Usage
 from llm_core.retry import RetryPolicy
@@ -282,7 +283,10 @@ class BaseProvider:
         **extra: Any,
     ) -> ChatRequest:
         """Normalise and validate a chat call; raises :class:`InvalidInputError` before sending."""
-        normalised, prompt_settings = coerce_prompt(messages)
+        if type(messages) is list:  # the usual form: no Prompt and no string to coerce
+            normalised, prompt_settings = normalize_messages(messages), _NO_SETTINGS
+        else:
+            normalised, prompt_settings = coerce_prompt(messages)
         if system:
             normalised = [ChatMessage.system(system), *normalised]
         chosen = model or prompt_settings.get("model") or self.default_model()
@@ -358,7 +362,7 @@ class BaseProvider:
     def _trace(self, operation: str, model: str | None, request: Any = None) -> _CallTrace:
         """Observer bookkeeping for one call (all its attempts); inert when nobody observes."""
         if not observers.active():
-            return _CallTrace(operation, model)
+            return _UNOBSERVED
         return _CallTrace(operation, model, observers.request_features(operation, request), observers.next_call_id())
 
     def _execute(
@@ -395,8 +399,8 @@ class BaseProvider:
 
     def _attempt(self, call: _CallTrace, send: Callable[..., R], args: tuple[Any, ...]) -> R:
         """One attempt of a call: observers hear of it, an SDK error leaves it mapped."""
-        call.attempts += 1
         if call.call_id:
+            call.attempts += 1
             self._emit_before(call)
         try:
             return send(*args)
@@ -407,8 +411,8 @@ class BaseProvider:
             raise error from exc
 
     async def _aattempt(self, call: _CallTrace, send: Callable[..., Awaitable[R]], args: tuple[Any, ...]) -> R:
-        call.attempts += 1
         if call.call_id:
+            call.attempts += 1
             self._emit_before(call)
         try:
             return await send(*args)
@@ -670,7 +674,8 @@ class BaseProvider:
 
 
 class _CallTrace:
-    """One call as observers see it: ``call_id`` 0 means nobody is listening.
+    """One call as observers see it (attempts are counted for them); ``call_id`` 0 means nobody
+    is listening, and every such call shares :data:`_UNOBSERVED`, which is never changed.
 
     A plain class with slots: one is built per call, and a dataclass's generated ``__init__``
     with default factories costs more than the rest of the bookkeeping."""
@@ -684,6 +689,9 @@ class _CallTrace:
         self.call_id = call_id
         self.attempts = 0
         self.started = time.perf_counter()
+
+
+_UNOBSERVED = _CallTrace("", None)
 
 
 def _stream_usage(meta: StreamMetadata) -> Usage:
@@ -703,6 +711,8 @@ def _hide_key(settings: Mapping[str, Any]) -> dict[str, Any]:
         result["api_key"] = Secret(key)
     return result
 
+
+_NO_SETTINGS: Mapping[str, Any] = MappingProxyType({})
 
 #: ``build_chat_request`` keywords that are ChatRequest fields rather than provider options.
 _REQUEST_FIELDS = ("top_p", "stop", "tools", "tool_choice", "json_mode", "response_schema")
