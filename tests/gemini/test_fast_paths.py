@@ -14,7 +14,17 @@ from google.genai import types
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core_gemini_plugin import response_parser
+from core_gemini_plugin import request_mapper, response_parser
+from core_gemini_plugin.request_mapper import (
+    CHAT_OPTIONS,
+    _known_options,
+    function_declaration,
+    map_chat_request,
+    map_contents,
+    map_thinking,
+    response_json_schema,
+    tool_config,
+)
 from core_gemini_plugin.response_parser import (
     BLOCKING_FINISH_REASONS,
     PROVIDER,
@@ -27,9 +37,9 @@ from core_gemini_plugin.response_parser import (
     text_parts,
     usage_from,
 )
-from llm_core.errors import InvalidResponseError, LLMError
-from llm_core.messages import ChatMessage
-from llm_core.requests import ChatRequest
+from llm_core.errors import InvalidInputError, InvalidResponseError, LLMError
+from llm_core.messages import ChatMessage, TextPart, split_system
+from llm_core.requests import ChatRequest, ThinkingOptions
 from llm_core.responses import (
     FINISH_CONTENT_FILTER,
     FINISH_LENGTH,
@@ -39,6 +49,7 @@ from llm_core.responses import (
     Usage,
 )
 from llm_core.thinking import split_text_parts
+from llm_core.tools import ToolCall, ToolSpec
 
 REQUEST = ChatRequest(messages=[ChatMessage.user("q")], model="gemini-2.5-flash")
 
@@ -320,3 +331,100 @@ def test_finish_reason_equals_the_code_it_replaced(value: Any, has_tool_calls: b
 def test_usage_from_equals_the_code_it_replaced(metadata: types.GenerateContentResponseUsageMetadata | None) -> None:
     new, old = usage_from(metadata), old_usage_from(metadata)
     assert (new.model_dump(), new.model_fields_set) == (old.model_dump(), old.model_fields_set)
+
+
+# -- request mapping -------------------------------------------------------------------------
+
+
+def old_map_chat_request(request: ChatRequest) -> dict[str, Any]:
+    system, turns = split_system(request.messages)
+    contents = map_contents(turns)
+    config: dict[str, Any] = {}
+    if system:
+        config["system_instruction"] = system
+    if request.temperature is not None:
+        config["temperature"] = request.temperature
+    if request.top_p is not None:
+        config["top_p"] = request.top_p
+    if request.max_tokens is not None:
+        config["max_output_tokens"] = request.max_tokens
+    if request.stop:
+        config["stop_sequences"] = list(request.stop)
+    if request.json_mode:
+        config["response_mime_type"] = "application/json"
+        schema = response_json_schema(request.response_schema)
+        if schema is not None:
+            config["response_json_schema"] = schema
+    if request.thinking is not None:
+        config["thinking_config"] = map_thinking(request.thinking, request.model)
+    if request.tools:
+        config["tools"] = [{"function_declarations": [function_declaration(t) for t in request.tools]}]
+        if request.tool_choice:
+            config["tool_config"] = tool_config(request.tool_choice, request.tools)
+    elif request.tool_choice:
+        raise InvalidInputError("tool_choice needs tools", provider=PROVIDER)
+    config.update(_known_options(request.options, CHAT_OPTIONS, "chat"))
+    return {"model": request.model, "contents": contents, "config": config}
+
+
+def mapped(mapper: Any, request: ChatRequest) -> Any:
+    try:
+        payload = mapper(request)
+    except LLMError as exc:
+        return ("error", type(exc), str(exc))
+    return payload, repr(payload)  # repr: key order and exact types too
+
+
+message_text = st.sampled_from(["", "Hi", "Be brief.", " ", "<think>x</think>"])
+messages = st.one_of(
+    st.builds(ChatMessage.system, message_text),
+    st.builds(ChatMessage.user, message_text),
+    st.builds(ChatMessage.user, st.lists(st.sampled_from([TextPart(text="a"), "b"]), max_size=2)),
+    st.builds(ChatMessage.assistant, message_text),
+    st.just(ChatMessage.assistant(tool_calls=[ToolCall(id="c1", name="lookup")])),
+    st.builds(ChatMessage.tool, st.just("c1"), st.sampled_from(["{}", "sunny"])),
+)
+# mostly the common shape (system and user strings), sometimes anything else
+conversations = st.one_of(
+    st.lists(st.one_of(st.builds(ChatMessage.system, message_text), st.builds(ChatMessage.user, message_text))),
+    st.lists(messages, max_size=5),
+)
+LOOKUP = ToolSpec(name="lookup", description="Look up.", parameters={"type": "object", "properties": {}})
+request_fields = st.fixed_dictionaries(
+    {},
+    optional={
+        "temperature": st.sampled_from([0.0, 0.7]),
+        "top_p": st.just(0.9),
+        "max_tokens": st.just(64),
+        "stop": st.sampled_from([[], ["END"]]),
+        "json_mode": st.booleans(),
+        "response_schema": st.just({"type": "object"}),
+        "thinking": st.just(ThinkingOptions(budget=128, include_thoughts=True)),
+        "tools": st.sampled_from([[], [LOOKUP]]),
+        "tool_choice": st.sampled_from(["auto", "lookup", "other"]),
+        "options": st.sampled_from([{}, {"top_k": 3}, {"seed": 1, "bogus": 2}]),
+    },
+)
+
+
+@settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
+@given(conversations, request_fields)
+def test_map_chat_request_equals_the_code_it_replaced(conversation: list[ChatMessage], fields: dict[str, Any]) -> None:
+    request = ChatRequest(messages=conversation, model="gemini-2.5-flash", **fields)
+    assert mapped(map_chat_request, request) == mapped(old_map_chat_request, request)
+
+
+def test_the_plain_conversation_takes_the_direct_mapping(monkeypatch: pytest.MonkeyPatch) -> None:
+    request = ChatRequest(
+        messages=[ChatMessage.system("Be brief."), ChatMessage.user("Hi"), ChatMessage.system("Really.")],
+        model="gemini-2.5-flash",
+    )
+    expected = mapped(old_map_chat_request, request)
+
+    def general(*args: Any) -> Any:
+        raise AssertionError("the general mapping was used")
+
+    monkeypatch.setattr(request_mapper, "map_contents", general)
+    monkeypatch.setattr(request_mapper, "split_system", general)
+    assert mapped(map_chat_request, request) == expected
+    assert expected[0]["config"] == {"system_instruction": "Be brief.\n\nReally."}

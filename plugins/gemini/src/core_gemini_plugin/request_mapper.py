@@ -99,8 +99,27 @@ def _object(value: Mapping[str, Any] | None) -> dict[str, Any]:
 
 def map_chat_request(request: ChatRequest) -> dict[str, Any]:
     """``generate_content`` arguments: ``{"model", "contents", "config"}``."""
-    system, turns = split_system(request.messages)
-    contents = map_contents(turns)
+    # The common conversation (system and user messages with non-empty string content) in one
+    # pass: what split_system + map_contents give for it. Any other turn takes that path.
+    system_texts: list[str] = []
+    contents: list[dict[str, Any]] = []
+    plain = True
+    for message in request.messages:
+        given = message.content
+        role = message.role
+        if type(given) is str and (role is Role.SYSTEM or (role is Role.USER and given)):
+            if role is Role.USER:
+                contents.append({"role": "user", "parts": [{"text": given}]})
+            else:
+                system_texts.append(given)
+        else:
+            plain = False
+            break
+    if plain:
+        system = "\n\n".join(system_texts) if system_texts else None
+    else:
+        system, turns = split_system(request.messages)
+        contents = map_contents(turns)
     config: dict[str, Any] = {}
     if system:
         config["system_instruction"] = system
@@ -125,7 +144,8 @@ def map_chat_request(request: ChatRequest) -> dict[str, Any]:
             config["tool_config"] = tool_config(request.tool_choice, request.tools)
     elif request.tool_choice:
         raise InvalidInputError("tool_choice needs tools", provider=PROVIDER)
-    config.update(_known_options(request.options, CHAT_OPTIONS, "chat"))
+    if request.options:
+        config.update(_known_options(request.options, CHAT_OPTIONS, "chat"))
     return {"model": request.model, "contents": contents, "config": config}
 
 
