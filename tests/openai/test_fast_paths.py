@@ -19,7 +19,7 @@ from openai.types.responses.response_usage import InputTokensDetails, OutputToke
 from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, computed_field, field_serializer
 
 from core_openai_plugin import response_parser
-from core_openai_plugin.response_parser import dump
+from core_openai_plugin.response_parser import dump, usage_from
 
 FAST = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -305,3 +305,68 @@ def test_dump_of_mappings_and_own_dumps() -> None:
     copied = dump(source)
     assert copied == source and copied is not source
     assert dump(OwnDump(a=1)) == {"own": 1}
+
+
+# -- usage_from: the SDK usage read from __dict__ -----------------------------------------------
+
+
+def outcome(function: Any, *args: Any) -> tuple[str, Any]:
+    """A result with its dict, fields set and repr, or the exception raised (type and text)."""
+    try:
+        result = function(*args)
+    except Exception as exc:
+        return "raised", (type(exc), str(exc))
+    if isinstance(result, BaseModel):
+        return "returned", (type(result), result.__dict__, result.model_fields_set, repr(result))
+    return "returned", (type(result), repr(result))
+
+
+@FAST
+@given(usage_bodies)
+def test_usage_from_any_sdk_usage_equals_the_general_path(body: dict[str, Any]) -> None:
+    usage = sdk_usage(body)
+    assert outcome(usage_from, usage) == outcome(response_parser._usage_general, usage)
+
+
+@FAST
+@given(plain_usage_bodies, st.dictionaries(st.sampled_from(["prompt_tokens", "other"]), json_values, max_size=2))
+def test_usage_from_plain_sdk_usages_equals_the_general_path(body: dict[str, Any], extra: dict[str, Any]) -> None:
+    usage = sdk_usage({**body, **extra})
+    assert outcome(usage_from, usage) == outcome(response_parser._usage_general, usage)
+    validated = ResponseUsage.model_validate(
+        {**body, "input_tokens_details": {"cache_write_tokens": 0, **body["input_tokens_details"]}}
+    )
+    assert outcome(usage_from, validated) == outcome(response_parser._usage_general, validated)
+
+
+def test_usage_from_takes_the_fast_path_for_the_sdk_usage(monkeypatch: pytest.MonkeyPatch) -> None:
+    usage = sdk_usage(
+        {
+            "input_tokens": 12,
+            "input_tokens_details": {"cached_tokens": 0},
+            "output_tokens": 80,
+            "output_tokens_details": {"reasoning_tokens": 30},
+            "total_tokens": 92,
+        }
+    )
+    expected = response_parser._usage_general(usage)
+    monkeypatch.setattr(response_parser, "_usage_general", None)  # would fail if called
+    result = usage_from(usage)
+    assert result == expected and result.model_fields_set == expected.model_fields_set
+    assert (result.prompt_tokens, result.completion_tokens, result.thinking_tokens) == (12, 50, 30)
+
+
+def test_usage_from_other_usages_and_changed_sdk_usages() -> None:
+    class ChatUsage(BaseModel):
+        prompt_tokens: int
+        completion_tokens: int
+        total_tokens: int
+
+    chat = ChatUsage(prompt_tokens=3, completion_tokens=4, total_tokens=7)
+    assert usage_from(chat).prompt_tokens == 3
+    assert usage_from(None) == response_parser.Usage()
+    changed = sdk_usage({"input_tokens": 3, "output_tokens": 4, "total_tokens": 7})
+    changed.output_tokens_details = type("Sub", (OutputTokensDetails,), {}).construct(reasoning_tokens=2)
+    assert outcome(usage_from, changed) == outcome(response_parser._usage_general, changed)
+    changed.output_tokens = True  # type: ignore[assignment]
+    assert outcome(usage_from, changed) == outcome(response_parser._usage_general, changed)

@@ -153,6 +153,42 @@ def usage_from(usage: Any) -> Usage:
     ``output_tokens`` include the reasoning tokens, which go to ``thinking_tokens``."""
     if usage is None:
         return Usage()
+    if _SDK is None:
+        _load_sdk_types()
+    if type(usage) is _RESPONSE_USAGE:
+        # the SDK's own usage (every call): its fields read from __dict__, as getattr reads them
+        values = usage.__dict__
+        prompt = values.get("input_tokens")
+        output = values.get("output_tokens")
+        total = values.get("total_tokens")
+        details = values.get("output_tokens_details")
+        if details is None:
+            reasoning = None
+        elif type(details) is _OUTPUT_TOKENS_DETAILS:
+            reasoning = details.__dict__.get("reasoning_tokens", _UNKNOWN)
+        else:
+            reasoning = _UNKNOWN  # anything else: the general path decides
+        if (
+            type(prompt) is int
+            and prompt  # 0 would fall back to a ``prompt_tokens`` attribute
+            and type(output) is int
+            and type(total) is int
+            and (reasoning is None or type(reasoning) is int)
+        ):
+            fast: Usage = _validate_usage(
+                {
+                    "prompt_tokens": prompt,
+                    "completion_tokens": output - (reasoning or 0),
+                    "total_tokens": total or prompt + output,
+                    "thinking_tokens": reasoning,
+                }
+            )
+            return fast
+    return _usage_general(usage)
+
+
+def _usage_general(usage: Any) -> Usage:
+    """:func:`usage_from` for any usage-like object (Responses, Chat Completions, compatible servers)."""
     prompt = int(getattr(usage, "input_tokens", None) or getattr(usage, "prompt_tokens", 0) or 0)
     output = int(getattr(usage, "output_tokens", 0) or 0)
     details = getattr(usage, "output_tokens_details", None)
@@ -169,6 +205,24 @@ def usage_from(usage: Any) -> Usage:
         }
     )
     return result
+
+
+#: SDK classes of the fast paths, looked up on first use (importing this module imports no SDK).
+_SDK: tuple[type, ...] | None = None
+_UNKNOWN: Any = object()
+_RESPONSE_USAGE: type | None = None
+_OUTPUT_TOKENS_DETAILS: type | None = None
+
+
+def _load_sdk_types() -> None:
+    global _SDK, _RESPONSE_USAGE, _OUTPUT_TOKENS_DETAILS
+    try:
+        from openai.types.responses.response_usage import OutputTokensDetails, ResponseUsage
+    except ImportError:  # pragma: no cover - the SDK is a dependency; without it nothing is fast
+        _SDK = ()
+        return
+    _RESPONSE_USAGE, _OUTPUT_TOKENS_DETAILS = ResponseUsage, OutputTokensDetails
+    _SDK = (ResponseUsage, OutputTokensDetails)
 
 
 def tool_call(call_id: str, name: str, arguments: str | None) -> ToolCall:
