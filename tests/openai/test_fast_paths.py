@@ -14,12 +14,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from openai._models import construct_type
-from openai.types.responses import ResponseUsage
+from openai.types.responses import Response, ResponseUsage
 from openai.types.responses.response_usage import InputTokensDetails, OutputTokensDetails
 from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, computed_field, field_serializer
 
 from core_openai_plugin import response_parser
-from core_openai_plugin.response_parser import dump, usage_from
+from core_openai_plugin.response_parser import dump, parse_response, usage_from
+from llm_core.messages import ChatMessage
+from llm_core.requests import ChatRequest
 
 FAST = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -370,3 +372,143 @@ def test_usage_from_other_usages_and_changed_sdk_usages() -> None:
     assert outcome(usage_from, changed) == outcome(response_parser._usage_general, changed)
     changed.output_tokens = True  # type: ignore[assignment]
     assert outcome(usage_from, changed) == outcome(response_parser._usage_general, changed)
+
+
+# -- parse_response: one completed message of one output_text part ------------------------------
+
+texts = st.one_of(st.text(max_size=8), json_values)
+parts = st.one_of(
+    st.fixed_dictionaries({"type": st.just("output_text"), "text": texts, "annotations": st.just([])}),
+    st.fixed_dictionaries({"type": st.just("refusal"), "refusal": st.text(max_size=5)}),
+    st.fixed_dictionaries({"type": st.sampled_from(["output_text", "other"])}),
+)
+items = st.one_of(
+    st.fixed_dictionaries(
+        {
+            "id": st.just("msg_1"),
+            "type": st.just("message"),
+            "role": st.just("assistant"),
+            "status": st.just("completed"),
+            "content": st.lists(parts, max_size=2),
+        }
+    ),
+    st.fixed_dictionaries(
+        {
+            "type": st.just("function_call"),
+            "call_id": st.just("call_1"),
+            "name": st.just("f"),
+            "arguments": st.just('{"a": 1}'),
+        }
+    ),
+    st.fixed_dictionaries(
+        {
+            "type": st.just("reasoning"),
+            "id": st.just("rs_1"),
+            "summary": st.just([{"type": "summary_text", "text": "t"}]),
+        }
+    ),
+)
+response_bodies = st.fixed_dictionaries(
+    {
+        "id": st.sampled_from(["resp_1", None]),
+        "object": st.just("response"),
+        "created_at": st.just(1),
+        "status": st.sampled_from(["completed", "incomplete", "in_progress", "failed", None]),
+        "output": st.one_of(st.lists(items, max_size=2), st.none()),
+        "parallel_tool_calls": st.just(True),
+        "tool_choice": st.just("auto"),
+        "tools": st.just([]),
+    },
+    optional={
+        "model": st.sampled_from(["gpt-4.1-mini-2025-04-14", "", None]),
+        "usage": st.one_of(st.none(), usage_bodies, plain_usage_bodies),
+        "incomplete_details": st.one_of(st.none(), st.just({"reason": "max_output_tokens"})),
+        "error": st.one_of(st.none(), st.just({"code": "server_error", "message": "boom"})),
+        "unknown": json_values,
+    },
+)
+REQUEST = ChatRequest(messages=[ChatMessage.user("hi")], model="gpt-4.1-mini")
+
+
+def parsed_outcome(function: Any, raw: Any) -> tuple[str, Any, list[str]]:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        kind, value = outcome(function, raw, REQUEST)
+    return kind, value, [str(w.message) for w in caught]
+
+
+@FAST
+@given(response_bodies)
+def test_parse_response_of_any_sdk_response_equals_the_general_path(body: dict[str, Any]) -> None:
+    raw = construct_type(type_=Response, value=body)
+    assert type(raw) is Response
+    assert parsed_outcome(parse_response, raw) == parsed_outcome(response_parser._parse_general, raw)
+
+
+BENCHMARK_LIKE = {
+    "id": "resp_1",
+    "object": "response",
+    "created_at": 1757604033,
+    "status": "completed",
+    "background": False,
+    "error": None,
+    "incomplete_details": None,
+    "instructions": None,
+    "model": "gpt-4.1-mini-2025-04-14",
+    "output": [
+        {
+            "id": "msg_1",
+            "type": "message",
+            "status": "completed",
+            "content": [{"type": "output_text", "annotations": [], "logprobs": [], "text": "Hello."}],
+            "role": "assistant",
+        }
+    ],
+    "parallel_tool_calls": True,
+    "store": False,
+    "temperature": 1.0,
+    "text": {"format": {"type": "text"}, "verbosity": "medium"},
+    "tool_choice": "auto",
+    "tools": [],
+    "top_p": 1.0,
+    "usage": {
+        "input_tokens": 20,
+        "input_tokens_details": {"cached_tokens": 0},
+        "output_tokens": 5,
+        "output_tokens_details": {"reasoning_tokens": 0},
+        "total_tokens": 25,
+    },
+    "metadata": {},
+}
+
+
+def test_parse_response_takes_the_fast_path_for_a_one_text_answer(monkeypatch: pytest.MonkeyPatch) -> None:
+    built = construct_type(type_=Response, value=BENCHMARK_LIKE)
+    body = {
+        **BENCHMARK_LIKE,
+        "usage": {**BENCHMARK_LIKE["usage"], "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0}},
+    }
+    validated = Response.model_validate(body)
+    expected = [response_parser._parse_general(raw, REQUEST) for raw in (built, validated)]
+    monkeypatch.setattr(response_parser, "_parse_general", None)  # would fail if called
+    for raw, want in zip((built, validated), expected, strict=True):
+        got = parse_response(raw, REQUEST)
+        assert got.__dict__ == want.__dict__ and repr(got) == repr(want)
+        assert got.model_fields_set == want.model_fields_set
+        assert got.usage.model_fields_set == want.usage.model_fields_set
+    assert got.content == "Hello." and got.metadata["raw_usage"]["total_tokens"] == 25
+
+
+def test_parse_response_of_subclassed_or_other_objects_takes_the_general_path() -> None:
+    sub = type("Sub", (Response,), {})
+    raw = sub.construct(**BENCHMARK_LIKE)
+    assert outcome(parse_response, raw, REQUEST) == outcome(response_parser._parse_general, raw, REQUEST)
+    refused = construct_type(
+        type_=Response,
+        value={
+            **BENCHMARK_LIKE,
+            "output": [{**BENCHMARK_LIKE["output"][0], "content": [{"type": "refusal", "refusal": "no"}]}],
+        },
+    )
+    result = parse_response(refused, REQUEST)
+    assert result.finish_reason == "content_filter" and result.content == "no"

@@ -210,19 +210,24 @@ def _usage_general(usage: Any) -> Usage:
 #: SDK classes of the fast paths, looked up on first use (importing this module imports no SDK).
 _SDK: tuple[type, ...] | None = None
 _UNKNOWN: Any = object()
+_RESPONSE: type | None = None
+_OUTPUT_MESSAGE: type | None = None
+_OUTPUT_TEXT: type | None = None
 _RESPONSE_USAGE: type | None = None
 _OUTPUT_TOKENS_DETAILS: type | None = None
 
 
 def _load_sdk_types() -> None:
-    global _SDK, _RESPONSE_USAGE, _OUTPUT_TOKENS_DETAILS
+    global _SDK, _RESPONSE, _OUTPUT_MESSAGE, _OUTPUT_TEXT, _RESPONSE_USAGE, _OUTPUT_TOKENS_DETAILS
     try:
+        from openai.types.responses import Response, ResponseOutputMessage, ResponseOutputText
         from openai.types.responses.response_usage import OutputTokensDetails, ResponseUsage
     except ImportError:  # pragma: no cover - the SDK is a dependency; without it nothing is fast
         _SDK = ()
         return
+    _RESPONSE, _OUTPUT_MESSAGE, _OUTPUT_TEXT = Response, ResponseOutputMessage, ResponseOutputText
     _RESPONSE_USAGE, _OUTPUT_TOKENS_DETAILS = ResponseUsage, OutputTokensDetails
-    _SDK = (ResponseUsage, OutputTokensDetails)
+    _SDK = (Response, ResponseOutputMessage, ResponseOutputText, ResponseUsage, OutputTokensDetails)
 
 
 def tool_call(call_id: str, name: str, arguments: str | None) -> ToolCall:
@@ -270,6 +275,60 @@ def reasoning_texts(item: Any) -> list[str]:
 
 def parse_response(raw: Response, request: ChatRequest) -> CompletionResponse:
     """A Responses API result → :class:`CompletionResponse` (text, thinking, tool calls, usage)."""
+    if _SDK is None:
+        _load_sdk_types()
+    if type(raw) is _RESPONSE:
+        text = _single_text(raw.__dict__)
+        if text is not None:
+            return _text_response(raw.__dict__, text, request)
+    return _parse_general(raw, request)
+
+
+def _single_text(values: dict[str, Any]) -> str | None:
+    """The text of a completed SDK response whose output is one message of one ``output_text``
+    part (most answers), read from the objects' ``__dict__``; ``None`` for any other response."""
+    if values.get("status") != "completed":
+        return None
+    output = values.get("output")
+    if type(output) is not list or len(output) != 1 or type(output[0]) is not _OUTPUT_MESSAGE:
+        return None
+    item = output[0].__dict__
+    content = item.get("content")
+    if item.get("type") != "message" or type(content) is not list or len(content) != 1:
+        return None
+    if type(content[0]) is not _OUTPUT_TEXT:
+        return None
+    part = content[0].__dict__
+    text = part.get("text")
+    if part.get("type") != "output_text" or type(text) is not str:
+        return None
+    return text
+
+
+def _text_response(values: dict[str, Any], text: str, request: ChatRequest) -> CompletionResponse:
+    """What :func:`_parse_general` builds for a completed one-text answer: stop, no thinking,
+    no tool calls, no refusal."""
+    usage = values.get("usage")
+    metadata: dict[str, Any] = {"response_id": values.get("id"), "status": "completed"}
+    if usage is not None:
+        metadata["raw_usage"] = dump(usage)
+    response: CompletionResponse = _validate_completion(
+        {
+            "content": text,
+            "model": values.get("model") or request.model,
+            "provider": PROVIDER,
+            "usage": usage_from(usage),
+            "finish_reason": FINISH_STOP,
+            "tool_calls": None,
+            "thinking": None,
+            "metadata": metadata,
+        }
+    )
+    return response
+
+
+def _parse_general(raw: Response, request: ChatRequest) -> CompletionResponse:
+    """:func:`parse_response` for any response (and any object read by attribute)."""
     status = getattr(raw, "status", None)
     error = getattr(raw, "error", None)
     if status == "failed" and error is not None:
