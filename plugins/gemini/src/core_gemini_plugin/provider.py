@@ -34,7 +34,7 @@ from llm_core.decisions import DecisionResponse
 from llm_core.errors import InvalidInputError, InvalidRequestError, LLMError
 from llm_core.features import Feature
 from llm_core.requests import ChatRequest, DecisionRequest, EmbeddingRequest, ImageRequest, build
-from llm_core.responses import CompletionResponse, EmbeddingResponse, ImageResponse
+from llm_core.responses import EmbeddingResponse, ImageResponse
 
 if TYPE_CHECKING:
     from google import genai
@@ -152,8 +152,8 @@ class GeminiProvider(
 
     # -- chat, tools, vision, documents, JSON ---------------------------------------------------
 
-    def map_chat_request(self, request: ChatRequest) -> dict[str, Any]:
-        return request_mapper.map_chat_request(request)
+    # the pure functions themselves (no bound-method frame per call)
+    map_chat_request = staticmethod(request_mapper.map_chat_request)
 
     def _send_chat(self, payload: dict[str, Any]) -> types.GenerateContentResponse:
         return self.client.models.generate_content(**payload)
@@ -161,8 +161,7 @@ class GeminiProvider(
     async def _asend_chat(self, payload: dict[str, Any]) -> types.GenerateContentResponse:
         return await self.client.aio.models.generate_content(**payload)
 
-    def parse_chat_response(self, raw: types.GenerateContentResponse, request: ChatRequest) -> CompletionResponse:
-        return response_parser.parse_chat_response(raw, request)
+    parse_chat_response = staticmethod(response_parser.parse_chat_response)
 
     # -- streaming ----------------------------------------------------------------------------
 
