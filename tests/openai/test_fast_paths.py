@@ -16,12 +16,16 @@ from hypothesis import strategies as st
 from openai._models import construct_type
 from openai.types.responses import Response, ResponseUsage
 from openai.types.responses.response_usage import InputTokensDetails, OutputTokensDetails
+from openai_scenarios import make_provider
 from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, computed_field, field_serializer
 
-from core_openai_plugin import response_parser
+from core_openai_plugin import request_mapper, response_parser
+from core_openai_plugin.provider import OpenAIProvider
+from core_openai_plugin.request_mapper import map_chat
 from core_openai_plugin.response_parser import dump, parse_response, usage_from
-from llm_core.messages import ChatMessage
-from llm_core.requests import ChatRequest
+from llm_core.messages import ChatMessage, TextPart
+from llm_core.requests import ChatRequest, ThinkingOptions
+from llm_core.tools import ToolSpec
 
 FAST = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -512,3 +516,84 @@ def test_parse_response_of_subclassed_or_other_objects_takes_the_general_path() 
     )
     result = parse_response(refused, REQUEST)
     assert result.finish_reason == "content_filter" and result.content == "no"
+
+
+# -- map_chat: system and plain user messages, nothing else set ---------------------------------
+
+SPEC_MODELS = [None, OpenAIProvider.spec.model("gpt-4.1-mini"), OpenAIProvider.spec.model("o4-mini")]
+plain_texts = st.text(max_size=6)
+chat_messages = st.one_of(
+    plain_texts.map(ChatMessage.system),
+    plain_texts.map(ChatMessage.user),
+    plain_texts.map(lambda t: ChatMessage.user([TextPart(text=t)])),
+    plain_texts.map(lambda t: ChatMessage.model_validate({"role": "user", "content": t, "phase": "x"})),
+    plain_texts.map(lambda t: ChatMessage.model_validate({"role": "system", "content": t, "phase": "x"})),
+    plain_texts.map(ChatMessage.assistant),
+    plain_texts.map(lambda t: ChatMessage.tool("call_1", t)),
+)
+chat_requests = st.builds(
+    lambda messages, model, extra: ChatRequest(messages=messages, model=model, **extra),
+    st.lists(chat_messages, min_size=1, max_size=4),
+    st.sampled_from(["gpt-4.1-mini", "o4-mini"]),
+    st.fixed_dictionaries(
+        {},
+        optional={
+            "temperature": st.one_of(st.none(), st.just(0.0), st.just(0.5)),
+            "top_p": st.one_of(st.none(), st.just(1.0)),
+            "stop": st.one_of(st.none(), st.just([]), st.just(["x"])),
+            "max_tokens": st.one_of(st.none(), st.just(10)),
+            "thinking": st.one_of(st.none(), st.just(ThinkingOptions(level="low"))),
+            "tools": st.one_of(st.none(), st.just([]), st.just([ToolSpec(name="f")])),
+            "tool_choice": st.one_of(st.none(), st.just("auto"), st.just("f")),
+            "json_mode": st.booleans(),
+            "options": st.one_of(st.just({}), st.just({"verbosity": "low"}), st.just({"service_tier": None})),
+        },
+    ),
+)
+
+
+def mapped_outcome(function: Any, *args: Any, **kwargs: Any) -> tuple[str, Any]:
+    try:
+        payload = function(*args, **kwargs)
+    except Exception as exc:
+        return "raised", (type(exc), str(exc))
+    return "returned", repr(payload)  # keys, their order, values and their types
+
+
+@FAST
+@given(chat_requests, st.sampled_from(SPEC_MODELS), st.booleans())
+def test_map_chat_equals_the_general_path(request: ChatRequest, model: Any, strict: bool) -> None:
+    assert mapped_outcome(map_chat, request, model, strict_sampling=strict) == mapped_outcome(
+        request_mapper._map_chat_general, request, model, strict_sampling=strict
+    )
+
+
+@pytest.mark.parametrize("model", SPEC_MODELS)
+def test_map_chat_takes_the_fast_path_for_a_plain_call(monkeypatch: pytest.MonkeyPatch, model: Any) -> None:
+    request = ChatRequest(
+        messages=[ChatMessage.system("Be brief."), ChatMessage.user("Hi"), ChatMessage.system("Really.")],
+        model="o4-mini",
+    )
+    expected = request_mapper._map_chat_general(request, model, strict_sampling=True)
+    monkeypatch.setattr(request_mapper, "_map_chat_general", None)  # would fail if called
+    payload = map_chat(request, model)
+    assert repr(payload) == repr(expected)
+    assert payload["instructions"] == "Be brief.\n\nReally." and payload["store"] is False
+    assert ("include" in payload) == (model is not None and model.extra["reasoning"] is True)
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{}, {"strict_sampling": False}, {"verbosity": "low"}, {"organization": "org-1"}],
+)
+def test_map_chat_request_with_and_without_provider_options(options: dict[str, Any]) -> None:
+    provider = make_provider(**options)
+    request = ChatRequest(messages=[ChatMessage.system("S"), ChatMessage.user("U")], model="o4-mini", temperature=0.5)
+    plain = ChatRequest(messages=[ChatMessage.user("U")], model="o4-mini")
+    model = provider.provider_spec.model("o4-mini")
+    strict = bool(options.get("strict_sampling", True))
+    for chat in (request, plain):
+        expected = mapped_outcome(
+            request_mapper._map_chat_general, provider._with_defaults(chat), model, strict_sampling=strict
+        )
+        assert mapped_outcome(provider.map_chat_request, chat) == expected

@@ -119,6 +119,8 @@ class OpenAIProvider(
         return request.model_copy(update={"options": {**defaults, **request.options}})
 
     def map_chat_request(self, request: ChatRequest) -> dict[str, Any]:
+        if not self.options:  # most providers: no defaults to merge, strict sampling
+            return request_mapper.map_chat(request, self.provider_spec.model(request.model))
         return request_mapper.map_chat(
             self._with_defaults(request),
             self.provider_spec.model(request.model),

@@ -96,6 +96,51 @@ def map_chat(request: ChatRequest, model: ModelInfo | None, *, strict_sampling: 
     ``model`` is the catalogue entry (``None`` for a model the catalogue does not know: then no
     family rule is assumed). ``request.options`` holds per-call options (see ``CHAT_OPTIONS``).
     """
+    if (  # most calls: messages and a model, nothing else
+        not request.options
+        and request.temperature is None
+        and request.top_p is None
+        and not request.stop
+        and request.max_tokens is None
+        and request.thinking is None
+        and not request.tools
+        and request.tool_choice is None
+        and not request.json_mode
+    ):
+        payload = _plain_chat(request, model)
+        if payload is not None:
+            return payload
+    return _map_chat_general(request, model, strict_sampling=strict_sampling)
+
+
+def _plain_chat(request: ChatRequest, model: ModelInfo | None) -> dict[str, Any] | None:
+    """What :func:`_map_chat_general` builds for a request of system and plain-text user messages
+    and nothing else set, in one pass; ``None`` when a message is anything else."""
+    system: list[str] = []
+    items: list[dict[str, Any]] = []
+    for message in request.messages:
+        role = message.role
+        if role is Role.SYSTEM:
+            system.append(message.text)
+        elif role is Role.USER and isinstance(message.content, str):
+            item: dict[str, Any] = {"role": "user", "content": message.content}
+            extra = message.model_extra
+            if extra:
+                item.update(extra)
+            items.append(item)
+        else:
+            return None
+    payload: dict[str, Any] = {"model": request.model, "input": items, "store": False}
+    instructions = "\n\n".join(system)
+    if instructions:
+        payload["instructions"] = instructions
+    if model is not None and model.extra.get("reasoning") is True:
+        payload["include"] = [ENCRYPTED_REASONING]
+    return payload
+
+
+def _map_chat_general(request: ChatRequest, model: ModelInfo | None, *, strict_sampling: bool) -> dict[str, Any]:
+    """:func:`map_chat` for any request."""
     options = request.options
     if options:  # most calls have none: no set arithmetic then
         check_options(options, CHAT_OPTIONS, "chat")
