@@ -37,6 +37,7 @@ from core_gemini_plugin.response_parser import (
     text_parts,
     usage_from,
 )
+from core_gemini_plugin.stream_parser import GeminiStreamParser
 from llm_core.errors import InvalidInputError, InvalidResponseError, LLMError
 from llm_core.messages import ChatMessage, TextPart, split_system
 from llm_core.requests import ChatRequest, ThinkingOptions
@@ -48,6 +49,7 @@ from llm_core.responses import (
     CompletionResponse,
     Usage,
 )
+from llm_core.streaming import CallContext, StreamEvent, StreamMetadata, TokenType
 from llm_core.thinking import split_text_parts
 from llm_core.tools import ToolCall, ToolSpec
 
@@ -428,3 +430,141 @@ def test_the_plain_conversation_takes_the_direct_mapping(monkeypatch: pytest.Mon
     monkeypatch.setattr(request_mapper, "split_system", general)
     assert mapped(map_chat_request, request) == expected
     assert expected[0]["config"] == {"system_instruction": "Be brief.\n\nReally."}
+
+
+# -- streaming -------------------------------------------------------------------------------
+
+
+class OldStreamParser:
+    """The stream parser before the plain-text shortcut (verbatim)."""
+
+    def __init__(self, request: ChatRequest) -> None:
+        self._context = request.call_context
+        self._log = PartLog()
+        self._usage: types.GenerateContentResponseUsageMetadata | None = None
+        self._finish: Any = None
+        self._model: str | None = None
+        self._response_id: str | None = None
+
+    def feed(self, chunk: types.GenerateContentResponse) -> Any:
+        raise_if_prompt_blocked(chunk)
+        if chunk.response_id and self._response_id is None:
+            self._response_id = self._log.response_id = chunk.response_id
+        if chunk.model_version:
+            self._model = chunk.model_version
+        if chunk.usage_metadata is not None:
+            self._usage = chunk.usage_metadata
+        if not chunk.candidates:
+            return ()
+        candidate = chunk.candidates[0]
+        if candidate.finish_reason is not None:
+            self._finish = candidate.finish_reason
+        parts = candidate.content.parts if candidate.content is not None and candidate.content.parts else []
+        events: list[StreamEvent] = []
+        for part in parts:
+            self._log.add(part, merge_text=True)
+            if isinstance(part.text, str) and part.text:
+                kind = TokenType.for_chunk(thinking=part.thought is True, context=self._context)
+                events.append(StreamEvent.token(part.text, kind))
+        return events
+
+    def finish(self) -> StreamMetadata:
+        if self._finish is None:
+            raise InvalidResponseError("the Gemini stream ended without a finish reason (cut off)", provider=PROVIDER)
+        usage = self._usage
+        calls = self._log.tool_calls
+        return StreamMetadata(
+            input_tokens=usage.prompt_token_count if usage else None,
+            output_tokens=usage.candidates_token_count if usage else None,
+            thinking_tokens=usage.thoughts_token_count if usage else None,
+            stop_reason=old_finish_reason(self._finish, has_tool_calls=bool(calls)),
+            model=self._model,
+            trace_id=self._response_id,
+            raw_usage=usage.model_dump(mode="json", exclude_none=True) if usage else None,
+            tool_calls=calls or None,
+            extra={"finish_reason": old_enum_name(self._finish), **self._log.replay_metadata()},
+        )
+
+
+def streamed(parser: Any, chunks: list[types.GenerateContentResponse]) -> list[Any]:
+    seen: list[Any] = []
+    try:
+        for chunk in chunks:
+            events = parser.feed(chunk)
+            seen.append((type(events), [(e.model_dump(), e.model_fields_set, repr(e)) for e in events]))
+        meta = parser.finish()
+    except LLMError as exc:
+        seen.append(("error", type(exc), str(exc)))
+    else:
+        seen.append((meta.model_dump(), meta.model_fields_set, list(meta.extra), repr(meta)))
+    return seen
+
+
+@st.composite
+def stream_chunks(draw: st.DrawFn) -> types.GenerateContentResponse:
+    kind = draw(st.sampled_from(["plain", "plain", "plain", "any", "empty", "no-candidates"]))
+    chunk_parts = draw(
+        st.lists(st.builds(dict, text=plain_text), min_size=1, max_size=3)
+        if kind == "plain"
+        else st.lists(
+            st.one_of(text_part, call_part, image_part, st.just({}), st.just({"thought_signature": b"s"})), max_size=3
+        )
+    )
+    candidate = types.Candidate(
+        content=None if kind == "empty" else types.Content(role="model", parts=[types.Part(**p) for p in chunk_parts]),
+        finish_reason=draw(st.sampled_from([None, None, "STOP", "MAX_TOKENS", "SAFETY"])),
+        index=0,
+    )
+    return types.GenerateContentResponse(
+        candidates=None if kind == "no-candidates" else [candidate],
+        usage_metadata=draw(usage),
+        prompt_feedback=draw(st.one_of(st.none(), st.none(), st.none(), feedback)),
+        response_id=draw(st.sampled_from([None, "r-1", "r-2"])),
+        model_version=draw(st.sampled_from([None, "", "gemini-2.5-flash-001"])),
+    )
+
+
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(stream_chunks(), max_size=8), st.sampled_from([None, *CallContext]))
+def test_stream_parser_equals_the_code_it_replaced(
+    chunks: list[types.GenerateContentResponse], context: CallContext | None
+) -> None:
+    request = ChatRequest(messages=[ChatMessage.user("q")], model="gemini-2.5-flash", call_context=context)
+    assert streamed(GeminiStreamParser(request), chunks) == streamed(OldStreamParser(request), chunks)
+
+
+def test_a_long_plain_stream_merges_into_one_replay_part() -> None:
+    chunks = [
+        types.GenerateContentResponse(
+            candidates=[
+                types.Candidate(
+                    content=types.Content(role="model", parts=[types.Part(text=f"w{i} ")]),
+                    finish_reason="STOP" if i == 499 else None,
+                )
+            ]
+        )
+        for i in range(500)
+    ]
+    new, old = streamed(GeminiStreamParser(REQUEST), chunks), streamed(OldStreamParser(REQUEST), chunks)
+    assert new == old
+    assert new[-1][0]["extra"]["gemini_parts"] == [{"text": "".join(f"w{i} " for i in range(500))}]
+
+
+def chunk_of(*parts: dict[str, Any], finish: str | None = None) -> types.GenerateContentResponse:
+    content = types.Content(role="model", parts=[types.Part(**p) for p in parts])
+    return types.GenerateContentResponse(candidates=[types.Candidate(content=content, finish_reason=finish)])
+
+
+@pytest.mark.parametrize(
+    ("between", "expected"),
+    [
+        ({}, [{"text": "ab"}]),  # a part that logs nothing: the text goes on in the same part
+        ({"text": "t", "thought": True}, [{"text": "a"}, {"text": "t", "thought": True}, {"text": "b"}]),
+        ({"text": "s", "thought_signature": b"\x01"}, [{"text": "as", "thought_signature": "AQ=="}, {"text": "b"}]),
+    ],
+)
+def test_plain_text_around_other_parts_is_logged_as_before(between: dict[str, Any], expected: list[Any]) -> None:
+    chunks = [chunk_of({"text": "a"}), chunk_of(between), chunk_of({"text": "b"}, finish="STOP")]
+    new, old = streamed(GeminiStreamParser(REQUEST), chunks), streamed(OldStreamParser(REQUEST), chunks)
+    assert new == old
+    assert new[-1][0]["extra"]["gemini_parts"] == expected
