@@ -8,23 +8,27 @@ SDK builds responses without validation (``construct``), so any JSON value can s
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
 from typing import Annotated, Any, Optional
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from openai._models import construct_type
-from openai.types.responses import Response, ResponseUsage
+from openai.types.responses import Response, ResponseStreamEvent, ResponseUsage
 from openai.types.responses.response_usage import InputTokensDetails, OutputTokensDetails
 from openai_scenarios import make_provider
 from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, computed_field, field_serializer
 
 from core_openai_plugin import request_mapper, response_parser
+from core_openai_plugin.errors import error_from_code
 from core_openai_plugin.provider import OpenAIProvider
 from core_openai_plugin.request_mapper import map_chat
 from core_openai_plugin.response_parser import dump, parse_response, usage_from
+from core_openai_plugin.stream_parser import ResponsesStreamParser
 from llm_core.messages import ChatMessage, TextPart
 from llm_core.requests import ChatRequest, ThinkingOptions
+from llm_core.streaming import CallContext, StreamEvent
 from llm_core.tools import ToolSpec
 
 FAST = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -597,3 +601,174 @@ def test_map_chat_request_with_and_without_provider_options(options: dict[str, A
             request_mapper._map_chat_general, provider._with_defaults(chat), model, strict_sampling=strict
         )
         assert mapped_outcome(provider.map_chat_request, chat) == expected
+
+
+# -- the stream parser: dispatch on the event type ----------------------------------------------
+
+
+class ReferenceStreamParser(ResponsesStreamParser):
+    """The parser with the if-chain ``feed`` the dispatch table replaced."""
+
+    def feed(self, chunk: Any) -> Sequence[StreamEvent]:
+        kind = getattr(chunk, "type", None)
+        if kind == "response.output_text.delta":
+            if chunk.delta:
+                self._text = True
+                return (StreamEvent.token(chunk.delta, self._response_tokens),)
+            return ()
+        if kind in ("response.reasoning_summary_text.delta", "response.reasoning_text.delta"):
+            return self._thinking(chunk)
+        if kind == "response.refusal.delta":
+            self._refusal.append(chunk.delta)
+        elif kind == "response.output_item.added":
+            self._item_added(chunk.item)
+        elif kind == "response.function_call_arguments.delta":
+            pending = self._calls.get(chunk.item_id)
+            if pending is not None:
+                pending.arguments += chunk.delta
+        elif kind == "response.function_call_arguments.done":
+            pending = self._calls.get(chunk.item_id)
+            if pending is not None:
+                pending.arguments = chunk.arguments
+        elif kind == "response.output_item.done":
+            self._item_done(chunk.item)
+        elif kind in ("response.completed", "response.incomplete"):
+            self._final = chunk.response
+        elif kind == "response.failed":
+            raise self._failure(chunk.response)
+        elif kind == "error":
+            raise error_from_code(getattr(chunk, "code", None), chunk.message, provider="openai")
+        return ()
+
+
+def stream_response(status: str, usage: dict[str, Any] | None) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "id": "resp_1",
+        "object": "response",
+        "created_at": 1,
+        "model": "gpt-4.1-mini",
+        "status": status,
+        "output": [],
+        "parallel_tool_calls": True,
+        "tool_choice": "auto",
+        "tools": [],
+        "usage": usage,
+    }
+    if status == "incomplete":
+        body["incomplete_details"] = {"reason": "max_output_tokens"}
+    if status == "failed":
+        body["error"] = {"code": "server_error", "message": "boom"}
+    return body
+
+
+call_item = {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "f", "arguments": ""}
+reasoning_done = {"type": "reasoning", "id": "rs_1", "summary": [{"type": "summary_text", "text": "t"}]}
+message_item = {"id": "msg_1", "type": "message", "status": "in_progress", "content": [], "role": "assistant"}
+deltas = st.sampled_from(["", "a", "bc", " "])
+stream_events = st.one_of(
+    st.sampled_from(["response.created", "response.in_progress"]).map(
+        lambda kind: {"type": kind, "response": stream_response("in_progress", None)}
+    ),
+    st.sampled_from([message_item, call_item]).map(
+        lambda item: {"type": "response.output_item.added", "output_index": 0, "item": item}
+    ),
+    st.just(
+        {
+            "type": "response.content_part.added",
+            "item_id": "msg_1",
+            "output_index": 0,
+            "content_index": 0,
+            "part": {"type": "output_text", "annotations": [], "text": ""},
+        }
+    ),
+    deltas.map(
+        lambda d: {
+            "type": "response.output_text.delta",
+            "item_id": "msg_1",
+            "output_index": 0,
+            "content_index": 0,
+            "delta": d,
+            "logprobs": [],
+        }
+    ),
+    st.tuples(deltas, st.integers(0, 1)).map(
+        lambda t: {
+            "type": "response.reasoning_summary_text.delta",
+            "item_id": "rs_1",
+            "output_index": 0,
+            "summary_index": t[1],
+            "delta": t[0],
+        }
+    ),
+    st.tuples(deltas, st.integers(0, 1)).map(
+        lambda t: {
+            "type": "response.reasoning_text.delta",
+            "item_id": "rs_1",
+            "output_index": 0,
+            "content_index": t[1],
+            "delta": t[0],
+        }
+    ),
+    deltas.map(
+        lambda d: {
+            "type": "response.refusal.delta",
+            "item_id": "msg_1",
+            "output_index": 0,
+            "content_index": 0,
+            "delta": d,
+        }
+    ),
+    st.sampled_from(["fc_1", "fc_2"]).map(
+        lambda i: {
+            "type": "response.function_call_arguments.delta",
+            "item_id": i,
+            "output_index": 0,
+            "delta": '{"a":',
+        }
+    ),
+    st.sampled_from(["fc_1", "fc_2"]).map(
+        lambda i: {
+            "type": "response.function_call_arguments.done",
+            "item_id": i,
+            "output_index": 0,
+            "arguments": '{"a": 1}',
+        }
+    ),
+    st.sampled_from([call_item, {**call_item, "arguments": "{}"}, reasoning_done, message_item]).map(
+        lambda item: {"type": "response.output_item.done", "output_index": 0, "item": item}
+    ),
+    st.tuples(st.sampled_from(["completed", "incomplete", "failed"]), st.one_of(st.none(), plain_usage_bodies)).map(
+        lambda t: {"type": f"response.{t[0]}", "response": stream_response(t[0], t[1])}
+    ),
+    st.just({"type": "error", "code": "rate_limit_exceeded", "message": "slow down"}),
+    st.just({"type": "response.output_text.done", "item_id": "msg_1", "output_index": 0, "content_index": 0}),
+)
+
+
+def event_outcome(function: Any, *args: Any) -> tuple[str, Any]:
+    try:
+        result = function(*args)
+    except Exception as exc:
+        return "raised", (type(exc), str(exc))
+    return "returned", repr(result)
+
+
+@FAST
+@given(st.lists(stream_events, max_size=8), st.sampled_from([None, *CallContext]))
+def test_stream_parser_equals_the_if_chain(bodies: list[dict[str, Any]], context: CallContext | None) -> None:
+    request = ChatRequest(messages=[ChatMessage.user("hi")], model="gpt-4.1-mini", call_context=context)
+    parser, reference = ResponsesStreamParser(request), ReferenceStreamParser(request)
+    for number, body in enumerate(bodies):
+        event = construct_type(type_=ResponseStreamEvent, value={**body, "sequence_number": number})
+        got, expected = event_outcome(parser.feed, event), event_outcome(reference.feed, event)
+        assert got == expected
+        if got[0] == "raised":
+            return
+    assert event_outcome(parser.finish) == event_outcome(reference.finish)
+
+
+def test_stream_parser_tolerates_events_without_a_known_type() -> None:
+    parser = ResponsesStreamParser(ChatRequest(messages=[ChatMessage.user("hi")], model="gpt-4.1-mini"))
+    assert parser.feed(object()) == ()
+    assert parser.feed(type("Odd", (), {"type": ["unhashable"]})()) == ()
+    assert parser.feed(type("Odd", (), {"type": "response.new_kind"})()) == ()

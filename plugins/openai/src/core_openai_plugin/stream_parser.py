@@ -13,7 +13,7 @@ A stream that ends without a terminal event is an error too (never silently cut)
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from core_openai_plugin.errors import error_from_code
@@ -43,7 +43,7 @@ class ResponsesStreamParser:
         self._context: CallContext | None = request.call_context
         self._model = request.model
         self._response_tokens = TokenType.for_chunk(thinking=False, context=self._context)
-        self._thinking_tokens = TokenType.for_chunk(thinking=True, context=self._context)
+        self._thinking_tokens: TokenType | None = None  # looked up at the first thinking delta
         self._calls: dict[str, _PendingCall] = {}
         self._call_order: list[str] = []
         self._reasoning: list[dict[str, Any]] = []
@@ -56,35 +56,23 @@ class ResponsesStreamParser:
     # -- feeding --------------------------------------------------------------------------
 
     def feed(self, chunk: Any) -> Sequence[StreamEvent]:
-        kind = getattr(chunk, "type", None)
-        if kind == "response.output_text.delta":
-            if chunk.delta:
+        try:  # getattr(chunk, "type", None) without the builtin call
+            kind: Any = chunk.type
+        except AttributeError:
+            kind = None
+        if kind == "response.output_text.delta":  # nearly every event: checked first, handled inline
+            delta = chunk.delta
+            if delta:
                 self._text = True
-                return (StreamEvent.token(chunk.delta, self._response_tokens),)
+                return (_token(delta, self._response_tokens),)
             return ()
-        if kind in ("response.reasoning_summary_text.delta", "response.reasoning_text.delta"):
-            return self._thinking(chunk)
-        if kind == "response.refusal.delta":
-            self._refusal.append(chunk.delta)
-        elif kind == "response.output_item.added":
-            self._item_added(chunk.item)
-        elif kind == "response.function_call_arguments.delta":
-            pending = self._calls.get(chunk.item_id)
-            if pending is not None:
-                pending.arguments += chunk.delta
-        elif kind == "response.function_call_arguments.done":
-            pending = self._calls.get(chunk.item_id)
-            if pending is not None:
-                pending.arguments = chunk.arguments
-        elif kind == "response.output_item.done":
-            self._item_done(chunk.item)
-        elif kind in ("response.completed", "response.incomplete"):
-            self._final = chunk.response
-        elif kind == "response.failed":
-            raise self._failure(chunk.response)
-        elif kind == "error":
-            raise error_from_code(getattr(chunk, "code", None), chunk.message, provider=PROVIDER)
-        return ()
+        try:
+            handler = _HANDLERS.get(kind)
+        except TypeError:  # an unhashable ``type``: no event we know
+            return ()
+        if handler is None:  # created, in_progress, content parts, text done, …: nothing to do
+            return ()
+        return handler(self, chunk)
 
     def _thinking(self, chunk: Any) -> Sequence[StreamEvent]:
         if not chunk.delta:
@@ -95,7 +83,43 @@ class ResponsesStreamParser:
             text = "\n\n" + text
         self._summary_part = part
         self._thought = True
-        return (StreamEvent.token(text, self._thinking_tokens),)
+        if self._thinking_tokens is None:
+            self._thinking_tokens = TokenType.for_chunk(thinking=True, context=self._context)
+        return (_token(text, self._thinking_tokens),)
+
+    def _on_refusal(self, chunk: Any) -> Sequence[StreamEvent]:
+        self._refusal.append(chunk.delta)
+        return ()
+
+    def _on_item_added(self, chunk: Any) -> Sequence[StreamEvent]:
+        self._item_added(chunk.item)
+        return ()
+
+    def _on_arguments_delta(self, chunk: Any) -> Sequence[StreamEvent]:
+        pending = self._calls.get(chunk.item_id)
+        if pending is not None:
+            pending.arguments += chunk.delta
+        return ()
+
+    def _on_arguments_done(self, chunk: Any) -> Sequence[StreamEvent]:
+        pending = self._calls.get(chunk.item_id)
+        if pending is not None:
+            pending.arguments = chunk.arguments
+        return ()
+
+    def _on_item_done(self, chunk: Any) -> Sequence[StreamEvent]:
+        self._item_done(chunk.item)
+        return ()
+
+    def _on_final(self, chunk: Any) -> Sequence[StreamEvent]:
+        self._final = chunk.response
+        return ()
+
+    def _on_failed(self, chunk: Any) -> Sequence[StreamEvent]:
+        raise self._failure(chunk.response)
+
+    def _on_error(self, chunk: Any) -> Sequence[StreamEvent]:
+        raise error_from_code(getattr(chunk, "code", None), chunk.message, provider=PROVIDER)
 
     def _item_added(self, item: Any) -> None:
         if getattr(item, "type", None) == "function_call":
@@ -158,3 +182,21 @@ class ResponsesStreamParser:
             tool_calls=calls or None,
             extra=extra,
         )
+
+
+_token = StreamEvent.token
+#: What :meth:`ResponsesStreamParser.feed` does with each event type other than a text delta;
+#: types not listed carry nothing we report.
+_HANDLERS: dict[str, Callable[[ResponsesStreamParser, Any], Sequence[StreamEvent]]] = {
+    "response.reasoning_summary_text.delta": ResponsesStreamParser._thinking,
+    "response.reasoning_text.delta": ResponsesStreamParser._thinking,
+    "response.refusal.delta": ResponsesStreamParser._on_refusal,
+    "response.output_item.added": ResponsesStreamParser._on_item_added,
+    "response.function_call_arguments.delta": ResponsesStreamParser._on_arguments_delta,
+    "response.function_call_arguments.done": ResponsesStreamParser._on_arguments_done,
+    "response.output_item.done": ResponsesStreamParser._on_item_done,
+    "response.completed": ResponsesStreamParser._on_final,
+    "response.incomplete": ResponsesStreamParser._on_final,
+    "response.failed": ResponsesStreamParser._on_failed,
+    "error": ResponsesStreamParser._on_error,
+}
