@@ -9,6 +9,7 @@ order) lives here once and serves both the sync methods and the :attr:`aio` twin
 from __future__ import annotations
 
 import itertools
+import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -289,11 +290,15 @@ class BaseProvider:
             normalised, prompt_settings = coerce_prompt(messages)
         if system:
             normalised = [ChatMessage.system(system), *normalised]
-        chosen = model or prompt_settings.get("model") or self.default_model()
-        self._require(feature, chosen)
+        chosen = model or prompt_settings.get("model") or self._model or self.default_model()
+        offered = self._catalogue_features.get(chosen)  # _require's own first check, without its call
+        if offered is None or feature not in offered:
+            self._require(feature, chosen)
         if thinking is not None and thinking is not False:
             self._require(Feature.THINKING, chosen)
-        self._check_parts(normalised, chosen)
+        for message in normalised:  # parts are checked here, before anything is sent
+            if not isinstance(message.content, str):
+                self._check_message_parts(message, message.content, chosen)
         if (
             not extra
             and not prompt_settings
@@ -321,11 +326,6 @@ class BaseProvider:
             options=options,
             **fields,
         )
-
-    def _check_parts(self, messages: Sequence[ChatMessage], model: str) -> None:
-        for message in messages:
-            if not isinstance(message.content, str):
-                self._check_message_parts(message, message.content, model)
 
     def _check_message_parts(self, message: ChatMessage, parts: Sequence[Any], model: str) -> None:
         from llm_core.capabilities import DocumentCapable, VisionCapable  # only messages with parts get here
@@ -361,8 +361,8 @@ class BaseProvider:
 
     def _trace(self, operation: str, model: str | None, request: Any = None) -> _CallTrace:
         """Observer bookkeeping for one call (all its attempts); inert when nobody observes."""
-        if not observers.active():
-            return _UNOBSERVED
+        if observers._hooks is None or not (observers._active or observers.logger.isEnabledFor(logging.DEBUG)):
+            return _UNOBSERVED  # observers.active(), without its call (every call asks)
         return _CallTrace(operation, model, observers.request_features(operation, request), observers.next_call_id())
 
     def _execute(

@@ -28,7 +28,7 @@ from llm_core.capabilities import (
 from llm_core.decisions import DecisionResponse
 from llm_core.errors import LLMError
 from llm_core.requests import ChatRequest, DecisionRequest, EmbeddingRequest, ImageRequest
-from llm_core.responses import CompletionResponse, EmbeddingResponse, ImageResponse
+from llm_core.responses import EmbeddingResponse, ImageResponse
 
 if TYPE_CHECKING:
     from openai.types.responses import Response
@@ -120,7 +120,7 @@ class OpenAIProvider(
 
     def map_chat_request(self, request: ChatRequest) -> dict[str, Any]:
         if not self.options:  # most providers: no defaults to merge, strict sampling
-            return request_mapper.map_chat(request, self.provider_spec.model(request.model))
+            return request_mapper.map_chat(request, self._spec.model(request.model))
         return request_mapper.map_chat(
             self._with_defaults(request),
             self.provider_spec.model(request.model),
@@ -139,8 +139,8 @@ class OpenAIProvider(
             return response
         return _parsed(await self.async_client.responses.with_raw_response.parse(**payload))
 
-    def parse_chat_response(self, raw: Response, request: ChatRequest) -> CompletionResponse:
-        return response_parser.parse_response(raw, request)
+    # the pure parser itself: no bound-method frame per call
+    parse_chat_response = staticmethod(response_parser.parse_response)
 
     # -- streaming ---------------------------------------------------------------------------
 

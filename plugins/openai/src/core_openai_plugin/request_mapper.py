@@ -120,11 +120,12 @@ def _plain_chat(request: ChatRequest, model: ModelInfo | None) -> dict[str, Any]
     items: list[dict[str, Any]] = []
     for message in request.messages:
         role = message.role
+        content = message.content
         if role is Role.SYSTEM:
-            system.append(message.text)
-        elif role is Role.USER and isinstance(message.content, str):
-            item: dict[str, Any] = {"role": "user", "content": message.content}
-            extra = message.model_extra
+            system.append(content if type(content) is str else message.text)
+        elif role is Role.USER and isinstance(content, str):
+            item: dict[str, Any] = {"role": "user", "content": content}
+            extra = message.__pydantic_extra__  # model_extra, without the property's call
             if extra:
                 item.update(extra)
             items.append(item)
