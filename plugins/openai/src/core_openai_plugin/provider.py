@@ -129,7 +129,7 @@ class OpenAIProvider(
 
     def _send_chat(self, payload: dict[str, Any]) -> Response:
         if "text_format" not in payload:
-            response: Response = self.client.responses.create(**payload)
+            response: Response = (self._client or self.client).responses.create(**payload)
             return response
         return _parsed(self.client.responses.with_raw_response.parse(**payload))
 

@@ -107,37 +107,32 @@ def map_chat(request: ChatRequest, model: ModelInfo | None, *, strict_sampling: 
         and request.tool_choice is None
         and not request.json_mode
     ):
-        payload = _plain_chat(request, model)
-        if payload is not None:
+        # What _map_chat_general builds for system and plain-text user messages, in one pass
+        # (in this frame: every call maps); any other message takes the general path.
+        system: list[str] = []
+        items: list[dict[str, Any]] = []
+        for message in request.messages:
+            role = message.role
+            content = message.content
+            if role is Role.SYSTEM:
+                system.append(content if type(content) is str else message.text)
+            elif role is Role.USER and isinstance(content, str):
+                item: dict[str, Any] = {"role": "user", "content": content}
+                extra = message.__pydantic_extra__  # model_extra, without the property's call
+                if extra:
+                    item.update(extra)
+                items.append(item)
+            else:
+                break
+        else:
+            payload: dict[str, Any] = {"model": request.model, "input": items, "store": False}
+            instructions = "\n\n".join(system)
+            if instructions:
+                payload["instructions"] = instructions
+            if model is not None and model.extra.get("reasoning") is True:
+                payload["include"] = [ENCRYPTED_REASONING]
             return payload
     return _map_chat_general(request, model, strict_sampling=strict_sampling)
-
-
-def _plain_chat(request: ChatRequest, model: ModelInfo | None) -> dict[str, Any] | None:
-    """What :func:`_map_chat_general` builds for a request of system and plain-text user messages
-    and nothing else set, in one pass; ``None`` when a message is anything else."""
-    system: list[str] = []
-    items: list[dict[str, Any]] = []
-    for message in request.messages:
-        role = message.role
-        content = message.content
-        if role is Role.SYSTEM:
-            system.append(content if type(content) is str else message.text)
-        elif role is Role.USER and isinstance(content, str):
-            item: dict[str, Any] = {"role": "user", "content": content}
-            extra = message.__pydantic_extra__  # model_extra, without the property's call
-            if extra:
-                item.update(extra)
-            items.append(item)
-        else:
-            return None
-    payload: dict[str, Any] = {"model": request.model, "input": items, "store": False}
-    instructions = "\n\n".join(system)
-    if instructions:
-        payload["instructions"] = instructions
-    if model is not None and model.extra.get("reasoning") is True:
-        payload["include"] = [ENCRYPTED_REASONING]
-    return payload
 
 
 def _map_chat_general(request: ChatRequest, model: ModelInfo | None, *, strict_sampling: bool) -> dict[str, Any]:

@@ -277,54 +277,40 @@ def parse_response(raw: Response, request: ChatRequest) -> CompletionResponse:
     """A Responses API result → :class:`CompletionResponse` (text, thinking, tool calls, usage)."""
     if _SDK is None:
         _load_sdk_types()
-    if type(raw) is _RESPONSE:
-        text = _single_text(raw.__dict__)
-        if text is not None:
-            return _text_response(raw.__dict__, text, request)
+    # Most answers: a completed SDK response whose output is one message of one output_text part.
+    # Read from the objects' __dict__ in this one frame (every call parses), it becomes what
+    # _parse_general builds for it: stop, no thinking, no tool calls, no refusal.
+    values = raw.__dict__ if type(raw) is _RESPONSE else _NOT_PLAIN
+    output = values.get("output")
+    if values.get("status") == "completed" and type(output) is list and len(output) == 1:
+        message = output[0]
+        item = message.__dict__ if type(message) is _OUTPUT_MESSAGE else _NOT_PLAIN
+        content = item.get("content")
+        if item.get("type") == "message" and type(content) is list and len(content) == 1:
+            part = content[0].__dict__ if type(content[0]) is _OUTPUT_TEXT else _NOT_PLAIN
+            text = part.get("text")
+            if part.get("type") == "output_text" and type(text) is str:
+                usage = values.get("usage")
+                metadata: dict[str, Any] = {"response_id": values.get("id"), "status": "completed"}
+                if usage is not None:
+                    metadata["raw_usage"] = dump(usage)
+                response: CompletionResponse = _validate_completion(
+                    {
+                        "content": text,
+                        "model": values.get("model") or request.model,
+                        "provider": PROVIDER,
+                        "usage": usage_from(usage),
+                        "finish_reason": FINISH_STOP,
+                        "tool_calls": None,
+                        "thinking": None,
+                        "metadata": metadata,
+                    }
+                )
+                return response
     return _parse_general(raw, request)
 
 
-def _single_text(values: dict[str, Any]) -> str | None:
-    """The text of a completed SDK response whose output is one message of one ``output_text``
-    part (most answers), read from the objects' ``__dict__``; ``None`` for any other response."""
-    if values.get("status") != "completed":
-        return None
-    output = values.get("output")
-    if type(output) is not list or len(output) != 1 or type(output[0]) is not _OUTPUT_MESSAGE:
-        return None
-    item = output[0].__dict__
-    content = item.get("content")
-    if item.get("type") != "message" or type(content) is not list or len(content) != 1:
-        return None
-    if type(content[0]) is not _OUTPUT_TEXT:
-        return None
-    part = content[0].__dict__
-    text = part.get("text")
-    if part.get("type") != "output_text" or type(text) is not str:
-        return None
-    return text
-
-
-def _text_response(values: dict[str, Any], text: str, request: ChatRequest) -> CompletionResponse:
-    """What :func:`_parse_general` builds for a completed one-text answer: stop, no thinking,
-    no tool calls, no refusal."""
-    usage = values.get("usage")
-    metadata: dict[str, Any] = {"response_id": values.get("id"), "status": "completed"}
-    if usage is not None:
-        metadata["raw_usage"] = dump(usage)
-    response: CompletionResponse = _validate_completion(
-        {
-            "content": text,
-            "model": values.get("model") or request.model,
-            "provider": PROVIDER,
-            "usage": usage_from(usage),
-            "finish_reason": FINISH_STOP,
-            "tool_calls": None,
-            "thinking": None,
-            "metadata": metadata,
-        }
-    )
-    return response
+_NOT_PLAIN: dict[str, Any] = {}  # stands for the __dict__ of anything but the expected SDK type
 
 
 def _parse_general(raw: Response, request: ChatRequest) -> CompletionResponse:
