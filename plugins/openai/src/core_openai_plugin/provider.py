@@ -146,7 +146,7 @@ class OpenAIProvider(
 
     def _send_stream(self, payload: dict[str, Any]) -> Iterator[Any]:
         # the SDK's Stream as it is: the core closes it (releasing the connection) when done
-        stream: Iterator[Any] = self.client.responses.create(**_stream_payload(payload), stream=True)
+        stream: Iterator[Any] = (self._client or self.client).responses.create(**_stream_payload(payload), stream=True)
         return stream
 
     async def _asend_stream(self, payload: dict[str, Any]) -> AsyncIterator[Any]:
