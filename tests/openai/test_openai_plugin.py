@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import subprocess
 import sys
 from importlib.metadata import entry_points
+from typing import Any
 
 import pytest
 from openai_scenarios import make_provider
@@ -39,8 +41,13 @@ client = type(provider.client).__name__
 print(json.dumps({"before": before, "built": built, "queried": queried, "client": client,
                   "after": "openai" in sys.modules}))
 """
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                         env={"PATH": "/usr/bin:/bin", "HOME": "/nonexistent"})
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={"PATH": "/usr/bin:/bin", "HOME": "/nonexistent"},
+    )
     result = json.loads(out.stdout)
     assert result == {"before": False, "built": False, "queried": False, "client": "OpenAI", "after": True}
 
@@ -48,8 +55,17 @@ print(json.dumps({"before": before, "built": built, "queried": queried, "client"
 def test_spec_features_are_backed_by_the_capability_mixins():
     assert SPEC.features <= OpenAIProvider.implemented_features()
     assert SPEC.features == {
-        Feature.CHAT, Feature.COMPLETION, Feature.STREAMING, Feature.TOOLS, Feature.JSON_MODE, Feature.VISION,
-        Feature.DOCUMENTS, Feature.THINKING, Feature.EMBEDDINGS, Feature.IMAGE, Feature.DECISION,
+        Feature.CHAT,
+        Feature.COMPLETION,
+        Feature.STREAMING,
+        Feature.TOOLS,
+        Feature.JSON_MODE,
+        Feature.VISION,
+        Feature.DOCUMENTS,
+        Feature.THINKING,
+        Feature.EMBEDDINGS,
+        Feature.IMAGE,
+        Feature.DECISION,
     }
     registry = Registry()
     registry.register(SPEC)
@@ -97,8 +113,12 @@ def test_key_and_base_url_from_the_environment(monkeypatch):
 
 
 def test_client_options_reach_the_sdk_client_and_configure_rebuilds_it():
-    provider = make_provider(organization="org-abc", project="proj_def", default_headers={"x-gateway": "1"},
-                             base_url="https://gateway.example.com/openai/v1")
+    provider = make_provider(
+        organization="org-abc",
+        project="proj_def",
+        default_headers={"x-gateway": "1"},
+        base_url="https://gateway.example.com/openai/v1",
+    )
     client = provider.client
     assert client.organization == "org-abc" and client.project == "proj_def"
     assert client.default_headers["x-gateway"] == "1"
@@ -110,3 +130,26 @@ def test_client_options_reach_the_sdk_client_and_configure_rebuilds_it():
 async def test_one_async_client_per_event_loop():
     provider = make_provider()
     assert provider.async_client is provider.async_client
+
+
+def test_each_event_loop_gets_its_own_async_client_and_a_finished_loop_keeps_none_alive():
+    import gc
+    import weakref
+
+    provider = make_provider()
+
+    async def client_of_this_loop() -> Any:
+        client = provider.async_client
+        assert provider.async_client is client  # the remembered client of this loop
+        return weakref.ref(client)
+
+    first = asyncio.run(client_of_this_loop())
+    second = asyncio.run(client_of_this_loop())
+    gc.collect()
+    assert first() is None and second() is None  # nothing holds a finished loop's client
+    provider.configure({"base_url": "https://other.example.com/v1"})
+
+    async def rebuilt() -> str:
+        return str(provider.async_client.base_url)
+
+    assert asyncio.run(rebuilt()) == "https://other.example.com/v1/"
