@@ -9,7 +9,6 @@ order) lives here once and serves both the sync methods and the :attr:`aio` twin
 from __future__ import annotations
 
 import itertools
-import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -290,10 +289,8 @@ class BaseProvider:
             normalised, prompt_settings = coerce_prompt(messages)
         if system:
             normalised = [ChatMessage.system(system), *normalised]
-        chosen = model or prompt_settings.get("model") or self._model or self.default_model()
-        offered = self._catalogue_features.get(chosen)  # _require's own first check, without its call
-        if offered is None or feature not in offered:
-            self._require(feature, chosen)
+        chosen = model or prompt_settings.get("model") or self.default_model()
+        self._require(feature, chosen)
         if thinking is not None and thinking is not False:
             self._require(Feature.THINKING, chosen)
         for message in normalised:  # parts are checked here, before anything is sent
@@ -361,8 +358,8 @@ class BaseProvider:
 
     def _trace(self, operation: str, model: str | None, request: Any = None) -> _CallTrace:
         """Observer bookkeeping for one call (all its attempts); inert when nobody observes."""
-        if observers._hooks is None or not (observers._active or observers.logger.isEnabledFor(logging.DEBUG)):
-            return _UNOBSERVED  # observers.active(), without its call (every call asks)
+        if not observers.active():
+            return _UNOBSERVED
         return _CallTrace(operation, model, observers.request_features(operation, request), observers.next_call_id())
 
     def _execute(

@@ -156,20 +156,20 @@ class GeminiProvider(
     map_chat_request = staticmethod(request_mapper.map_chat_request)
 
     def _send_chat(self, payload: dict[str, Any]) -> types.GenerateContentResponse:
-        return (self._genai or self.client).models.generate_content(**payload)  # built: no property call
+        return self.client.models.generate_content(**payload)
 
     async def _asend_chat(self, payload: dict[str, Any]) -> types.GenerateContentResponse:
-        return await (self._genai or self.client).aio.models.generate_content(**payload)
+        return await self.client.aio.models.generate_content(**payload)
 
     parse_chat_response = staticmethod(response_parser.parse_chat_response)
 
     # -- streaming ----------------------------------------------------------------------------
 
     def _send_stream(self, payload: dict[str, Any]) -> Iterator[types.GenerateContentResponse]:
-        return (self._genai or self.client).models.generate_content_stream(**payload)
+        return self.client.models.generate_content_stream(**payload)
 
     async def _asend_stream(self, payload: dict[str, Any]) -> AsyncIterator[types.GenerateContentResponse]:
-        return await (self._genai or self.client).aio.models.generate_content_stream(**payload)
+        return await self.client.aio.models.generate_content_stream(**payload)
 
     def new_stream_parser(self, request: ChatRequest) -> GeminiStreamParser:
         return GeminiStreamParser(request)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import weakref
-from collections.abc import AsyncIterator, Callable, Iterator, Mapping
+from collections.abc import AsyncIterator, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from core_openai_plugin import request_mapper, response_parser
@@ -71,7 +71,6 @@ class OpenAIProvider(
     def _reset_clients(self) -> None:
         self._client: OpenAI | None = None
         self._aclients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, AsyncOpenAI] = weakref.WeakKeyDictionary()
-        self._last_aclient: tuple[Callable[[], object], Callable[[], AsyncOpenAI | None]] = (_gone, _gone)
 
     def _client_kwargs(self) -> dict[str, Any]:
         kwargs: dict[str, Any] = {
@@ -97,18 +96,12 @@ class OpenAIProvider(
     def async_client(self) -> AsyncOpenAI:
         """The async SDK client of the running event loop (one per loop: connections are loop-bound)."""
         loop = asyncio.get_running_loop()
-        last_loop, last_client = self._last_aclient
-        if last_loop() is loop:  # the loop of the previous call (WeakKeyDictionary.get is Python code)
-            client = last_client()
-            if client is not None:
-                return client
         client = self._aclients.get(loop)
         if client is None:
             from openai import AsyncOpenAI
 
             client = AsyncOpenAI(**self._client_kwargs())
             self._aclients[loop] = client
-        self._last_aclient = (weakref.ref(loop), weakref.ref(client))
         return client
 
     def map_error(self, error: BaseException) -> LLMError:
@@ -127,7 +120,7 @@ class OpenAIProvider(
 
     def map_chat_request(self, request: ChatRequest) -> dict[str, Any]:
         if not self.options:  # most providers: no defaults to merge, strict sampling
-            return request_mapper.map_chat(request, self._spec.model(request.model))
+            return request_mapper.map_chat(request, self.provider_spec.model(request.model))
         return request_mapper.map_chat(
             self._with_defaults(request),
             self.provider_spec.model(request.model),
@@ -136,7 +129,7 @@ class OpenAIProvider(
 
     def _send_chat(self, payload: dict[str, Any]) -> Response:
         if "text_format" not in payload:
-            response: Response = (self._client or self.client).responses.create(**payload)
+            response: Response = self.client.responses.create(**payload)
             return response
         return _parsed(self.client.responses.with_raw_response.parse(**payload))
 
@@ -153,7 +146,7 @@ class OpenAIProvider(
 
     def _send_stream(self, payload: dict[str, Any]) -> Iterator[Any]:
         # the SDK's Stream as it is: the core closes it (releasing the connection) when done
-        stream: Iterator[Any] = (self._client or self.client).responses.create(**_stream_payload(payload), stream=True)
+        stream: Iterator[Any] = self.client.responses.create(**_stream_payload(payload), stream=True)
         return stream
 
     async def _asend_stream(self, payload: dict[str, Any]) -> AsyncIterator[Any]:
@@ -215,10 +208,6 @@ class OpenAIProvider(
 
     def parse_decision_response(self, raw: Any, request: DecisionRequest) -> DecisionResponse:
         return response_parser.parse_decision(raw, request)
-
-
-def _gone() -> None:
-    """A dead weak reference: no previous loop or client."""
 
 
 def _parsed(raw: Any) -> Response:
