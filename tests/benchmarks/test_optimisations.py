@@ -10,7 +10,13 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from llm_core.errors import AuthenticationError, InvalidInputError, ServerError, UnsupportedFeatureError
+from llm_core.errors import (
+    AuthenticationError,
+    InvalidInputError,
+    ProviderTimeoutError,
+    ServerError,
+    UnsupportedFeatureError,
+)
 from llm_core.features import Feature
 from llm_core.messages import ChatMessage, ImagePart, Role, _plain_message, normalize_messages
 from llm_core.requests import ChatRequest, build, plain_chat_request
@@ -328,3 +334,97 @@ def test_other_chat_requests_go_through_pydantic() -> None:
         call_context=None,
         options={},
     )
+
+
+# -- the unobserved call path (_run/_arun without observers) ends every call as the observed one --
+
+
+class _Scripted(FakeProvider):
+    """Sends raise what the script says (any exception: an SDK error is mapped by map_error);
+    a reply with content "unparsable" fails in the parser."""
+
+    def __init__(self, outcomes: list[Any]) -> None:
+        super().__init__(
+            retry=RetryPolicy(max_attempts=3, jitter=0, deadline=None, sleep=lambda s: None, async_sleep=_no_wait)
+        )
+        self.outcomes = outcomes
+        self.sends = 0
+
+    def _outcome(self) -> FakeReply:
+        self.sends += 1
+        outcome = self.outcomes.pop(0)
+        if isinstance(outcome, BaseException):
+            raise outcome
+        return FakeReply(content=outcome)
+
+    def _send_chat(self, payload: dict[str, Any]) -> FakeReply:
+        return self._outcome()
+
+    async def _asend_chat(self, payload: dict[str, Any]) -> FakeReply:
+        return self._outcome()
+
+    def map_error(self, error: BaseException) -> Any:
+        if isinstance(error, TimeoutError):  # as a plugin maps its SDK's timeouts
+            return ProviderTimeoutError(f"timed out: {error}", provider=self.identifier)
+        return super().map_error(error)
+
+    def parse_chat_response(self, raw: FakeReply, request: ChatRequest) -> Any:
+        if raw.content == "unparsable":
+            raise KeyError("output")
+        return super().parse_chat_response(raw, request)
+
+
+async def _no_wait(seconds: float) -> None:
+    return None
+
+
+class _Listener:
+    from llm_core.hooks import hookimpl
+
+    @hookimpl
+    def llm_core_before_request(self, event: dict[str, Any]) -> None:
+        pass
+
+
+_SCRIPTS: dict[str, list[Any]] = {
+    "success": ["ok"],
+    "transient, then success": [ServerError("503", provider="fake"), "ok"],
+    "permanent": [AuthenticationError("bad key", provider="fake")],
+    "transient to the cap": [
+        ServerError("1", provider="fake"),
+        ServerError("2", provider="fake"),
+        ServerError("3", provider="fake"),
+    ],
+    "sdk error (mapped)": [ConnectionResetError("reset by peer")],
+    "sdk error, then success": [TimeoutError("slow"), "ok"],
+    "unparsable answer": ["unparsable"],
+}
+
+
+def _ending(provider: _Scripted, mode: str) -> tuple[Any, ...]:
+    import asyncio
+
+    try:
+        result = asyncio.run(provider.aio.chat_completion("hi")) if mode == "async" else provider.chat_completion("hi")
+    except Exception as exc:
+        cause = exc.__cause__
+        return ("raised", type(exc), str(exc), type(cause), str(cause), exc.__suppress_context__, provider.sends)
+    return ("returned", result.content, provider.sends)
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+@pytest.mark.parametrize("script", list(_SCRIPTS))
+def test_an_unobserved_call_ends_as_an_observed_one(script: str, mode: str) -> None:
+    from llm_core import observers
+    from llm_core.registry import Registry
+
+    unobserved = _ending(_Scripted(list(_SCRIPTS[script])), mode)
+    registry = Registry(strict=False)
+    registry.add_observer(_Listener())
+    try:
+        assert observers.active()
+        observed = _ending(_Scripted(list(_SCRIPTS[script])), mode)
+    finally:
+        observers.install(None)
+    assert unobserved == observed
+    assert unobserved[0] == ("returned" if script.endswith("success") else "raised")

@@ -426,6 +426,15 @@ class BaseProvider:
             self._emit_error(call, error, will_retry=will_retry)
         return error
 
+    def _first_failure(self, exc: Exception) -> LLMError:
+        """What a failed unobserved first attempt raises: ``exc`` mapped, chained as by
+        ``raise error from exc`` in :meth:`_attempt`."""
+        error = self._failed(_UNOBSERVED, exc)
+        if error is not exc:
+            error.__cause__ = exc
+            error.__suppress_context__ = True
+        return error
+
     def _emit_before(self, call: _CallTrace) -> None:
         observers.emit(
             "llm_core_before_request",
@@ -477,9 +486,25 @@ class BaseProvider:
         parse: Callable[[Any, Any], T],
     ) -> T:
         payload = map_(request)
-        call = self._trace(operation, request.model, request)
-        raw = self.retry_policy.call(self._attempt, call, send, (payload,))  # _execute, with this trace
-        return self._parsed(call, parse, raw, request)
+        if observers.active():
+            call = self._trace(operation, request.model, request)
+            raw = self.retry_policy.call(self._attempt, call, send, (payload,))  # _execute, with this trace
+            return self._parsed(call, parse, raw, request)
+        # Nobody observes (the usual call): what _attempt and _parsed do for _UNOBSERVED, in this
+        # frame; only a failed first attempt goes on under the retry policy.
+        started = time.monotonic()
+        try:
+            raw = send(payload)
+        except Exception as exc:  # noqa: BLE001 - resume() raises it (mapped) unless it retries
+            first = self._first_failure(exc)
+            raw = self.retry_policy.resume(first, started, self._attempt, _UNOBSERVED, send, (payload,))
+        try:
+            return parse(raw, request)
+        except Exception as exc:
+            error = self._failed(_UNOBSERVED, exc, will_retry=False)
+            if error is exc:
+                raise
+            raise error from exc
 
     async def _arun(
         self,
@@ -490,9 +515,23 @@ class BaseProvider:
         parse: Callable[[Any, Any], T],
     ) -> T:
         payload = map_(request)
-        call = self._trace(operation, request.model, request)
-        raw = await self.retry_policy.acall(self._aattempt, call, send, (payload,))
-        return self._parsed(call, parse, raw, request)
+        if observers.active():
+            call = self._trace(operation, request.model, request)
+            raw = await self.retry_policy.acall(self._aattempt, call, send, (payload,))
+            return self._parsed(call, parse, raw, request)
+        started = time.monotonic()  # as in _run
+        try:
+            raw = await send(payload)
+        except Exception as exc:  # noqa: BLE001 - as in _run
+            first = self._first_failure(exc)
+            raw = await self.retry_policy.aresume(first, started, self._aattempt, _UNOBSERVED, send, (payload,))
+        try:
+            return parse(raw, request)
+        except Exception as exc:
+            error = self._failed(_UNOBSERVED, exc, will_retry=False)
+            if error is exc:
+                raise
+            raise error from exc
 
     # -- public calls every provider has --------------------------------------------------
 

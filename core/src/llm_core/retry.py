@@ -104,21 +104,30 @@ class RetryPolicy:
         started = time.monotonic()
         try:
             return attempt(*args)
-        except Exception as error:
-            if self.max_attempts == 1 or not self.should_retry(error):
-                raise
-            first: Exception = error
-        return self.retrying(elapsed=time.monotonic() - started)(_replay(first, partial(attempt, *args)))
+        except Exception as error:  # noqa: BLE001 - resume() re-raises what it does not retry
+            return self.resume(error, started, attempt, *args)
 
     async def acall(self, attempt: Callable[..., Awaitable[T]], *args: Any) -> T:
         """The async twin of :meth:`call`."""
         started = time.monotonic()
         try:
             return await attempt(*args)
-        except Exception as error:
-            if self.max_attempts == 1 or not self.should_retry(error):
-                raise
-            first: Exception = error
+        except Exception as error:  # noqa: BLE001 - as in call()
+            return await self.aresume(error, started, attempt, *args)
+
+    def resume(self, first: Exception, started: float, attempt: Callable[..., T], *args: Any) -> T:
+        """Go on with a call whose first attempt, begun at ``time.monotonic()`` = ``started``,
+        failed with ``first``: ``first`` is raised unless it is retryable, else the remaining
+        attempts run ``attempt(*args)`` as :meth:`call` runs them. For callers that make the first
+        attempt themselves."""
+        if self.max_attempts == 1 or not self.should_retry(first):
+            raise first
+        return self.retrying(elapsed=time.monotonic() - started)(_replay(first, partial(attempt, *args)))
+
+    async def aresume(self, first: Exception, started: float, attempt: Callable[..., Awaitable[T]], *args: Any) -> T:
+        """The async twin of :meth:`resume`."""
+        if self.max_attempts == 1 or not self.should_retry(first):
+            raise first
         return await self.async_retrying(elapsed=time.monotonic() - started)(_areplay(first, partial(attempt, *args)))
 
     def _tenacity_kwargs(self, elapsed: float = 0.0) -> dict[str, Any]:
