@@ -18,7 +18,7 @@ from llm_core.errors import (
     UnsupportedFeatureError,
 )
 from llm_core.features import Feature
-from llm_core.messages import ChatMessage, ImagePart, Role, _plain_message, normalize_messages
+from llm_core.messages import ChatMessage, ImagePart, Role, normalize_messages
 from llm_core.requests import ChatRequest, build, plain_chat_request
 from llm_core.retry import RetryPolicy
 from llm_core.streaming import CallContext, StreamEvent, StreamEventType, TokenType
@@ -248,15 +248,16 @@ async def test_the_async_stream_driver_closes_the_sdk_stream_itself_when_done_or
 @pytest.mark.parametrize("content", ["Hi there", "", " ", "ünïcode ✓"])
 def test_plain_messages_equal_what_pydantic_validates(role: str, content: str) -> None:
     data = {"role": role, "content": content}
-    fast = _plain_message(data)
+    fast = normalize_messages([data, {"role": "user", "content": "hi"}])[0]
     slow = ChatMessage.__pydantic_validator__.validate_python(data)
-    assert fast is not None and type(fast) is ChatMessage
+    assert type(fast) is ChatMessage
     assert fast == slow and fast.__dict__ == slow.__dict__ and list(fast.__dict__) == list(slow.__dict__)
     assert fast.model_fields_set == slow.model_fields_set
     assert (fast.__pydantic_extra__, fast.__pydantic_private__) == (slow.__pydantic_extra__, slow.__pydantic_private__)
     assert fast.model_dump() == slow.model_dump() and repr(fast) == repr(slow)
     assert fast.model_dump(exclude_unset=True) == slow.model_dump(exclude_unset=True)
-    assert fast.metadata is not _plain_message(data).metadata  # type: ignore[union-attr]  # no shared default
+    again = normalize_messages([data, {"role": "user", "content": "hi"}])[0]
+    assert fast.metadata is not again.metadata  # no shared default
     with pytest.raises(Exception, match="frozen"):
         fast.content = "changed"  # type: ignore[misc]
 
@@ -278,14 +279,15 @@ def test_plain_messages_equal_what_pydantic_validates(role: str, content: str) -
     ],
 )
 def test_other_messages_go_through_pydantic(data: dict[str, Any]) -> None:
-    assert _plain_message(data) is None
     try:
         expected: Any = ChatMessage.__pydantic_validator__.validate_python(data)
     except ValidationError:
         with pytest.raises(InvalidInputError):
             normalize_messages([data, {"role": "user", "content": "hi"}])
         return
-    assert normalize_messages([data, {"role": "user", "content": "hi"}])[0] == expected
+    got = normalize_messages([data, {"role": "user", "content": "hi"}])[0]
+    assert got == expected and got.model_fields_set == expected.model_fields_set
+    assert (got.__pydantic_extra__, got.__pydantic_private__) == (expected.__pydantic_extra__, None)
 
 
 class _MyMessage(ChatMessage):

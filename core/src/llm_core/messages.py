@@ -204,8 +204,30 @@ def normalize_messages(messages: Iterable[MessageLike] | str) -> list[ChatMessag
                 f"message {index} must be a ChatMessage or a mapping with 'role' and 'content', "
                 f"not {type(message).__name__}"
             )
-        plain = _plain_message(data)
-        if plain is not None:
+        # The usual form, two per call: exactly {"role": <system/user/assistant>, "content": <str>}.
+        # For it validation can only succeed, and gives what is built here: the role member, the
+        # content string itself, the other fields at their defaults, ``role`` and ``content`` set,
+        # no extras; the role checks of ``model_post_init`` pass by construction. (Built in this
+        # loop, not in a helper: a function call per message costs more than the build.)
+        role = data.get("role")
+        content = data.get("content")
+        if type(role) is str and type(content) is str and len(data) == 2 and role in _PLAIN_ROLES:
+            plain = _new(ChatMessage)
+            _set(
+                plain,
+                "__dict__",
+                {
+                    "role": _PLAIN_ROLES[role],
+                    "content": content,
+                    "name": None,
+                    "tool_calls": None,
+                    "tool_call_id": None,
+                    "metadata": {},
+                },
+            )
+            _set(plain, "__pydantic_fields_set__", {"role", "content"})
+            _set(plain, "__pydantic_extra__", {})
+            _set(plain, "__pydantic_private__", None)
             result.append(plain)
             continue
         try:
@@ -219,34 +241,6 @@ def normalize_messages(messages: Iterable[MessageLike] | str) -> list[ChatMessag
         if turn.role is not Role.SYSTEM:
             return result
     raise InvalidInputError("only system messages given: add a user message")
-
-
-def _plain_message(data: Any) -> ChatMessage | None:
-    """The message Pydantic would validate from ``{"role": <system/user/assistant>, "content": <str>}``
-    (the usual form, two per call), built directly; ``None`` for anything else, which Pydantic
-    validates.
-
-    For exactly these two keys, a role string that names a role (not ``tool``, which needs more
-    keys) and string content, validation can only succeed, and gives this: the role member, the
-    content string itself, the other fields at their defaults, ``role`` and ``content`` set, no
-    extras. The role checks of ``model_post_init`` pass by construction."""
-    role = data.get("role")
-    content = data.get("content")
-    if type(role) is not str or type(content) is not str or len(data) != 2:
-        return None
-    member = _PLAIN_ROLES.get(role)
-    if member is None:
-        return None
-    message = _new(ChatMessage)
-    _set(
-        message,
-        "__dict__",
-        {"role": member, "content": content, "name": None, "tool_calls": None, "tool_call_id": None, "metadata": {}},
-    )
-    _set(message, "__pydantic_fields_set__", {"role", "content"})
-    _set(message, "__pydantic_extra__", {})
-    _set(message, "__pydantic_private__", None)
-    return message
 
 
 _PLAIN_ROLES = {role.value: role for role in (Role.SYSTEM, Role.USER, Role.ASSISTANT)}
