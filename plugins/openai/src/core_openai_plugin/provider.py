@@ -120,10 +120,10 @@ class OpenAIProvider(
 
     def map_chat_request(self, request: ChatRequest) -> dict[str, Any]:
         if not self.options:  # most providers: no defaults to merge, strict sampling
-            return request_mapper.map_chat(request, self.provider_spec.model(request.model))
+            return request_mapper.map_chat(request, self._spec.model(request.model))
         return request_mapper.map_chat(
             self._with_defaults(request),
-            self.provider_spec.model(request.model),
+            self._spec.model(request.model),
             strict_sampling=bool(self.options.get("strict_sampling", True)),
         )
 

@@ -120,32 +120,35 @@ def _int_plan(cls: type[BaseModel], outer: tuple[type, ...] = ()) -> dict[str, A
 def _walk_ints(obj: Any, plan: dict[str, Any]) -> dict[str, Any] | None:
     """The set fields of ``obj`` in its field order when every one is an exact ``int`` or an
     instance of exactly the nested model of its plan, and there are no extras anywhere; ``None``
-    otherwise (then the serializer decides, and warns where it would)."""
-    if obj.__pydantic_extra__:
-        return None
-    values: dict[str, Any] = obj.__dict__
-    if len(values) != len(plan):
-        return None
-    fields_set = obj.__pydantic_fields_set__
-    result: dict[str, Any] = {}
-    for name, value in values.items():
-        if name not in fields_set:
-            if name not in plan:
-                return None
-            continue
-        if type(value) is int:
-            if plan.get(name, False) is not None:
-                return None
-            result[name] = value
-            continue
-        nested = plan.get(name)
-        if nested is None or type(value) is not nested[0]:
+    otherwise (then the serializer decides, and warns where it would). Nested models are walked
+    from a work list in this one frame (every call dumps a usage with two nested models)."""
+    root: dict[str, Any] = {}
+    pending: list[tuple[Any, dict[str, Any], dict[str, Any]]] = [(obj, plan, root)]
+    while pending:
+        obj, plan, result = pending.pop()
+        if obj.__pydantic_extra__:
             return None
-        walked = _walk_ints(value, nested[1])
-        if walked is None:
+        values: dict[str, Any] = obj.__dict__
+        if len(values) != len(plan):
             return None
-        result[name] = walked
-    return result
+        fields_set = obj.__pydantic_fields_set__
+        for name, value in values.items():
+            if name not in fields_set:
+                if name not in plan:
+                    return None
+                continue
+            if type(value) is int:
+                if plan.get(name, False) is not None:
+                    return None
+                result[name] = value
+                continue
+            nested = plan.get(name)
+            if nested is None or type(value) is not nested[0]:
+                return None
+            child: dict[str, Any] = {}
+            result[name] = child  # filled when its turn comes: the key keeps its place
+            pending.append((value, nested[1], child))
+    return root
 
 
 def usage_from(usage: Any) -> Usage:
