@@ -365,6 +365,24 @@ class _Scripted(FakeProvider):
     async def _asend_chat(self, payload: dict[str, Any]) -> FakeReply:
         return self._outcome()
 
+    def _send_stream(self, payload: dict[str, Any]) -> Iterator[Any]:
+        return self._iterate(self._outcome())
+
+    async def _asend_stream(self, payload: dict[str, Any]) -> AsyncIterator[Any]:
+        reply = self._outcome()
+
+        async def chunks() -> AsyncIterator[Any]:
+            for chunk in self._iterate(reply):
+                yield chunk
+
+        return chunks()
+
+    def _send_list_models(self) -> list[str]:
+        return [self._outcome().content]
+
+    async def _asend_list_models(self) -> list[str]:
+        return self._send_list_models()
+
     def map_error(self, error: BaseException) -> Any:
         if isinstance(error, TimeoutError):  # as a plugin maps its SDK's timeouts
             return ProviderTimeoutError(f"timed out: {error}", provider=self.identifier)
@@ -403,30 +421,61 @@ _SCRIPTS: dict[str, list[Any]] = {
 }
 
 
-def _ending(provider: _Scripted, mode: str) -> tuple[Any, ...]:
+def _stream_ending(provider: _Scripted, mode: str) -> tuple[Any, ...]:
     import asyncio
 
+    async def collect() -> list[StreamEvent]:
+        return [event async for event in provider.aio.stream_chat_completion("hi")]
+
+    events = asyncio.run(collect()) if mode == "async" else list(provider.stream_chat_completion("hi"))
+    shown = [
+        (e.type, e.text, type(e.error), str(e.error), type(e.error.__cause__) if e.error else None) for e in events
+    ]
+    return ("streamed", shown, provider.sends)
+
+
+def _ending(provider: _Scripted, mode: str, operation: str = "chat") -> tuple[Any, ...]:
+    import asyncio
+
+    if operation == "stream":
+        return _stream_ending(provider, mode)
+    call: Any = {
+        ("chat", "sync"): lambda: provider.chat_completion("hi"),
+        ("chat", "async"): lambda: asyncio.run(provider.aio.chat_completion("hi")),
+        ("models", "sync"): lambda: provider.available_models(),
+        ("models", "async"): lambda: asyncio.run(provider.aio.available_models()),
+    }[(operation, mode)]
     try:
-        result = asyncio.run(provider.aio.chat_completion("hi")) if mode == "async" else provider.chat_completion("hi")
+        result = call()
     except Exception as exc:
         cause = exc.__cause__
         return ("raised", type(exc), str(exc), type(cause), str(cause), exc.__suppress_context__, provider.sends)
-    return ("returned", result.content, provider.sends)
+    return ("returned", getattr(result, "content", result), provider.sends)
 
 
+@pytest.mark.parametrize("operation", ["chat", "stream", "models"])
 @pytest.mark.parametrize("mode", ["sync", "async"])
 @pytest.mark.parametrize("script", list(_SCRIPTS))
-def test_an_unobserved_call_ends_as_an_observed_one(script: str, mode: str) -> None:
+def test_an_unobserved_call_ends_as_an_observed_one(script: str, mode: str, operation: str) -> None:
+    """Calls, streams (their opening) and plain operations (_execute) without observers take a
+    shorter path; they end the same way: result or error, its cause, and the attempts made."""
     from llm_core import observers
     from llm_core.registry import Registry
 
-    unobserved = _ending(_Scripted(list(_SCRIPTS[script])), mode)
+    unobserved = _ending(_Scripted(list(_SCRIPTS[script])), mode, operation)
     registry = Registry(strict=False)
     registry.add_observer(_Listener())
     try:
         assert observers.active()
-        observed = _ending(_Scripted(list(_SCRIPTS[script])), mode)
+        observed = _ending(_Scripted(list(_SCRIPTS[script])), mode, operation)
     finally:
         observers.install(None)
     assert unobserved == observed
-    assert unobserved[0] == ("returned" if script.endswith("success") else "raised")
+    if operation == "stream":
+        kinds = [event[0] for event in unobserved[1]]
+        ok = script.endswith("success") or script == "unparsable answer"  # streams parse no answer
+        assert kinds[-2:] == (
+            [StreamEventType.METADATA, StreamEventType.END] if ok else [StreamEventType.ERROR, StreamEventType.END]
+        )
+    elif operation == "chat" or script != "unparsable answer":
+        assert unobserved[0] == ("returned" if script.endswith("success") else "raised")

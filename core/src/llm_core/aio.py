@@ -99,11 +99,7 @@ class AsyncProvider:
     ) -> AsyncIterator[StreamEvent]:
         p = self._cap(StreamingCapable, Feature.STREAMING)
         request = p.build_chat_request(messages, feature=Feature.STREAMING, **options)
-
-        async def open_stream(payload: dict[str, Any]) -> AsyncIterator[Any]:
-            return await p._asend_stream(payload)
-
-        return p._astream_events(request, open_stream, p.new_stream_parser(request))
+        return p._astream_events(request, p._asend_stream, p.new_stream_parser(request))
 
     def stream_text(self, prompt: str | Prompt | Sequence[MessageLike], **options: Any) -> AsyncIterator[str]:
         return async_text_only(self.stream_chat_completion(prompt, **options))

@@ -375,8 +375,16 @@ class BaseProvider:
         With ``trace`` the caller reports success itself (after parsing, or at the end of a stream).
         """
         call = trace or self._trace(operation, model)
+        if not call.call_id:  # nobody observes: the first attempt runs here, as in _run
+            started = time.monotonic()
+            try:
+                return send(*args)
+            except Exception as exc:  # noqa: BLE001 - resume() raises it (mapped) unless it retries
+                first = self._first_failure(exc)
+                retried: R = self.retry_policy.resume(first, started, self._attempt, call, send, args)
+                return retried
         result: R = self.retry_policy.call(self._attempt, call, send, args)
-        if trace is None and call.call_id:
+        if trace is None:
             self._emit_done(call, None)
         return result
 
@@ -389,8 +397,15 @@ class BaseProvider:
         trace: _CallTrace | None = None,
     ) -> R:
         call = trace or self._trace(operation, model)
+        if not call.call_id:  # as in _execute
+            started = time.monotonic()
+            try:
+                return await send(*args)
+            except Exception as exc:  # noqa: BLE001 - as in _execute
+                first = self._first_failure(exc)
+                return await self.retry_policy.aresume(first, started, self._aattempt, call, send, args)
         result: R = await self.retry_policy.acall(self._aattempt, call, send, args)
-        if trace is None and call.call_id:
+        if trace is None:
             self._emit_done(call, None)
         return result
 
