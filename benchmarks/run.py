@@ -39,10 +39,10 @@ class Counts:
     deltas: int = 500
     stream_warmup: int = 3
     stream_rounds: int = 10
-    streams_per_round: int = 5
+    streams_per_round: int = 10
     concurrent_total: int = 1000
     in_flight: int = 50
-    concurrency_rounds: int = 5
+    concurrency_rounds: int = 9
     memory_calls: int = 10_000
     memory_warmup: int = 500
     cold_runs: int = 7
