@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Iterator, Mapping, Sequence
 from typing import Any, ClassVar, TypeVar, overload
 
 from pydantic import BaseModel, ValidationError
@@ -55,8 +55,9 @@ class StreamingCapable(BaseProvider):
         the stream ends or is abandoned, so an SDK stream object can be returned as it is."""
         raise NotImplementedError
 
-    async def _asend_stream(self, payload: dict[str, Any]) -> AsyncIterator[Any]:
-        """The async chunk stream; the core awaits its ``aclose()`` (and its iterator's)."""
+    def _asend_stream(self, payload: dict[str, Any]) -> Awaitable[AsyncIterator[Any]]:
+        """An awaitable of the async chunk stream (an ``async def``, or a plain ``def`` returning
+        the SDK's coroutine); the core awaits the stream's ``aclose()`` (and its iterator's)."""
         raise NotImplementedError
 
     def new_stream_parser(self, request: ChatRequest) -> StreamParser:

@@ -251,7 +251,9 @@ class BaseProvider:
     def _send_chat(self, payload: dict[str, Any]) -> Any:
         raise NotImplementedError
 
-    async def _asend_chat(self, payload: dict[str, Any]) -> Any:
+    def _asend_chat(self, payload: dict[str, Any]) -> Awaitable[Any]:
+        """An awaitable of the SDK's answer: an ``async def``, or a plain ``def`` that returns the
+        SDK's own coroutine (one coroutine level less on every await of the call)."""
         raise NotImplementedError
 
     def parse_chat_response(self, raw: Any, request: ChatRequest) -> CompletionResponse:

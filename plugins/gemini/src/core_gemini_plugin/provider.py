@@ -11,7 +11,7 @@ only the core's policy retries.
 from __future__ import annotations
 
 import threading
-from collections.abc import AsyncIterator, Iterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from core_gemini_plugin import decisions, errors, request_mapper, response_parser
@@ -158,8 +158,8 @@ class GeminiProvider(
     def _send_chat(self, payload: dict[str, Any]) -> types.GenerateContentResponse:
         return self.client.models.generate_content(**payload)
 
-    async def _asend_chat(self, payload: dict[str, Any]) -> types.GenerateContentResponse:
-        return await self.client.aio.models.generate_content(**payload)
+    def _asend_chat(self, payload: dict[str, Any]) -> Awaitable[types.GenerateContentResponse]:
+        return self.client.aio.models.generate_content(**payload)  # the SDK's coroutine: the core awaits it
 
     parse_chat_response = staticmethod(response_parser.parse_chat_response)
 
@@ -168,8 +168,8 @@ class GeminiProvider(
     def _send_stream(self, payload: dict[str, Any]) -> Iterator[types.GenerateContentResponse]:
         return self.client.models.generate_content_stream(**payload)
 
-    async def _asend_stream(self, payload: dict[str, Any]) -> AsyncIterator[types.GenerateContentResponse]:
-        return await self.client.aio.models.generate_content_stream(**payload)
+    def _asend_stream(self, payload: dict[str, Any]) -> Awaitable[AsyncIterator[types.GenerateContentResponse]]:
+        return self.client.aio.models.generate_content_stream(**payload)
 
     def new_stream_parser(self, request: ChatRequest) -> GeminiStreamParser:
         return GeminiStreamParser(request)

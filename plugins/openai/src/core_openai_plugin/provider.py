@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import weakref
-from collections.abc import AsyncIterator, Iterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from core_openai_plugin import request_mapper, response_parser
@@ -133,10 +133,13 @@ class OpenAIProvider(
             return response
         return _parsed(self.client.responses.with_raw_response.parse(**payload))
 
-    async def _asend_chat(self, payload: dict[str, Any]) -> Response:
+    def _asend_chat(self, payload: dict[str, Any]) -> Awaitable[Response]:
         if "text_format" not in payload:
-            response: Response = await self.async_client.responses.create(**payload)
-            return response
+            response: Awaitable[Response] = self.async_client.responses.create(**payload)
+            return response  # the SDK's coroutine: the core awaits it
+        return self._aparse_chat(payload)
+
+    async def _aparse_chat(self, payload: dict[str, Any]) -> Response:
         return _parsed(await self.async_client.responses.with_raw_response.parse(**payload))
 
     # the pure parser itself: no bound-method frame per call
@@ -149,9 +152,11 @@ class OpenAIProvider(
         stream: Iterator[Any] = self.client.responses.create(**_stream_payload(payload), stream=True)
         return stream
 
-    async def _asend_stream(self, payload: dict[str, Any]) -> AsyncIterator[Any]:
-        # the SDK's AsyncStream as it is: the core awaits its aclose() when done
-        stream: AsyncIterator[Any] = await self.async_client.responses.create(**_stream_payload(payload), stream=True)
+    def _asend_stream(self, payload: dict[str, Any]) -> Awaitable[AsyncIterator[Any]]:
+        # the SDK's coroutine of its AsyncStream: the core awaits both, and the stream's aclose()
+        stream: Awaitable[AsyncIterator[Any]] = self.async_client.responses.create(
+            **_stream_payload(payload), stream=True
+        )
         return stream
 
     def new_stream_parser(self, request: ChatRequest) -> ResponsesStreamParser:
