@@ -32,7 +32,7 @@ from typing import Any
 
 from benchmarks import coldstart
 from benchmarks.server import LoopbackServer
-from benchmarks.sides import API_KEY, MESSAGES, MODELS, PROVIDERS, TIMEOUT_S, build
+from benchmarks.sides import PROVIDERS, build, core_provider, core_side
 
 WARMUP = 300
 
@@ -58,13 +58,6 @@ def load_patch(spec: str | None) -> Callable[[Any], None] | None:
         raise SystemExit(f"--patch takes module:function, not {spec!r}")
     patch: Callable[[Any], None] = getattr(importlib.import_module(module), name)
     return patch
-
-
-def _provider(name: str, base_url: str) -> Any:
-    from llm_core.registry import get_registry
-
-    base = base_url + ("/v1" if name == "openai" else "")
-    return get_registry().get(name, api_key=API_KEY, model=MODELS[name], timeout=TIMEOUT_S, base_url=base)
 
 
 async def _one_run(calls: dict[str, Callable[[], Any]], iterations: int, *, warmup: int, awaited: bool) -> Comparison:
@@ -112,23 +105,17 @@ def _runs(
 ) -> list[Comparison]:
     results: list[Comparison] = []
     with LoopbackServer(deltas=20) as server:
-        candidate, main = _provider(provider, server.url), _provider(provider, server.url)
+        candidate = core_provider(provider, server.url)
         if patch is not None:
             patch(candidate)
-        bare = build(provider, "bare", server.url)
-        if mode == "sync":
-            calls: dict[str, Callable[[], Any]] = {
-                "candidate": lambda: candidate.chat_completion(MESSAGES),
-                "main": lambda: main.chat_completion(MESSAGES),
-                "bare": bare.call,
-            }
-        else:
-            candidate_aio, main_aio = candidate.aio, main.aio
-            calls = {
-                "candidate": lambda: candidate_aio.chat_completion(MESSAGES),
-                "main": lambda: main_aio.chat_completion(MESSAGES),
-                "bare": bare.acall,
-            }
+        sides = {
+            "candidate": core_side(provider, candidate),
+            "main": build(provider, "core", server.url),
+            "bare": build(provider, "bare", server.url),
+        }
+        calls: dict[str, Callable[[], Any]] = {
+            name: side.call if mode == "sync" else side.acall for name, side in sides.items()
+        }
 
         async def every_run() -> None:  # one event loop: the bare SDK's async client is bound to it
             for number in range(1, runs + 1):

@@ -49,10 +49,16 @@ def build(provider: str, side: str, base_url: str) -> Side:
 # -- llm-core -----------------------------------------------------------------------------------
 
 
-def _core(provider: str, **config: Any) -> Side:
+def core_provider(provider: str, base_url: str) -> Any:
+    """The llm-core provider of the benchmark's llm-core side, pointed at the loopback ``base_url``."""
     from llm_core.registry import get_registry
 
-    p: Any = get_registry().get(provider, api_key=API_KEY, model=MODELS[provider], timeout=TIMEOUT_S, **config)
+    base = base_url + "/v1" if provider == "openai" else base_url
+    return get_registry().get(provider, api_key=API_KEY, model=MODELS[provider], timeout=TIMEOUT_S, base_url=base)
+
+
+def core_side(provider: str, p: Any) -> Side:
+    """The llm-core side's calls, made on the provider ``p`` (see :func:`core_provider`)."""
     aio = p.aio
 
     def call() -> str:
@@ -72,11 +78,11 @@ def _core(provider: str, **config: Any) -> Side:
 
 
 def _core_gemini(base_url: str) -> Side:
-    return _core("gemini", base_url=base_url)
+    return core_side("gemini", core_provider("gemini", base_url))
 
 
 def _core_openai(base_url: str) -> Side:
-    return _core("openai", base_url=base_url + "/v1")
+    return core_side("openai", core_provider("openai", base_url))
 
 
 # -- bare google-genai -----------------------------------------------------------------------------
