@@ -24,7 +24,7 @@ from core_openai_plugin import request_mapper, response_parser
 from core_openai_plugin.errors import error_from_code
 from core_openai_plugin.provider import OpenAIProvider
 from core_openai_plugin.request_mapper import map_chat
-from core_openai_plugin.response_parser import dump, parse_response, usage_from
+from core_openai_plugin.response_parser import dump, parse_response, usage_dump, usage_from
 from core_openai_plugin.stream_parser import ResponsesStreamParser
 from llm_core.messages import ChatMessage, TextPart
 from llm_core.requests import ChatRequest, ThinkingOptions
@@ -315,6 +315,76 @@ def test_dump_of_mappings_and_own_dumps() -> None:
     copied = dump(source)
     assert copied == source and copied is not source
     assert dump(OwnDump(a=1)) == {"own": 1}
+
+
+# -- usage_dump: the usual usage built directly ----------------------------------------------
+
+usual_usage_bodies = st.fixed_dictionaries(
+    {
+        "input_tokens": st.integers(min_value=0, max_value=10**7),
+        "input_tokens_details": st.fixed_dictionaries({"cached_tokens": st.integers(min_value=0, max_value=10**7)}),
+        "output_tokens": st.integers(min_value=0, max_value=10**7),
+        "output_tokens_details": st.fixed_dictionaries({"reasoning_tokens": st.integers(min_value=0, max_value=10**7)}),
+        "total_tokens": st.integers(min_value=0, max_value=10**7),
+    }
+)
+
+
+def assert_dumps_like_the_serializer(usage: Any) -> None:
+    expected, expected_warnings = dumped_with_warnings(reference_dump, usage)
+    got, got_warnings = dumped_with_warnings(usage_dump, usage)
+    assert got == expected
+    assert list(got) == list(expected)  # same key order
+    assert repr(got) == repr(expected)  # same types, nested dicts and their key order too
+    assert got_warnings == expected_warnings
+
+
+@FAST
+@given(usage_bodies)
+def test_usage_dump_of_any_sdk_usage_equals_the_serializer(body: dict[str, Any]) -> None:
+    assert_dumps_like_the_serializer(sdk_usage(body))
+
+
+@FAST
+@given(usual_usage_bodies)
+def test_usage_dump_builds_the_usual_usage_without_dump(body: dict[str, Any]) -> None:
+    usage = sdk_usage(body)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(response_parser, "dump", None)  # would fail if called
+        built = usage_dump(usage)
+    assert repr(built) == repr(reference_dump(usage)) and built == body
+
+
+def test_usage_dump_of_other_shapes_and_changed_usages_equals_the_serializer() -> None:
+    usual = {
+        "input_tokens": 12,
+        "input_tokens_details": {"cached_tokens": 2},
+        "output_tokens": 80,
+        "output_tokens_details": {"reasoning_tokens": 30},
+        "total_tokens": 92,
+    }
+    others = [
+        {**usual, "input_tokens_details": {"cached_tokens": 2, "cache_write_tokens": 1}},
+        {**usual, "output_tokens_details": {}},
+        {**usual, "extra": 1},
+        {key: value for key, value in usual.items() if key != "total_tokens"},
+    ]
+    for body in others:
+        assert_dumps_like_the_serializer(sdk_usage(body))
+    # validated, not constructed: the SDK type requires cache_write_tokens
+    assert_dumps_like_the_serializer(
+        ResponseUsage.model_validate({**usual, "input_tokens_details": {"cached_tokens": 2, "cache_write_tokens": 0}})
+    )
+    for name, value in [("total_tokens", True), ("output_tokens", 1.0), ("input_tokens", None)]:
+        changed = sdk_usage(usual)
+        setattr(changed, name, value)  # no validation on assignment
+        assert_dumps_like_the_serializer(changed)
+    changed = sdk_usage(usual)
+    changed.output_tokens_details = type("Sub", (OutputTokensDetails,), {}).construct(reasoning_tokens=2)
+    assert_dumps_like_the_serializer(changed)
+    changed = sdk_usage(usual)
+    changed.input_tokens_details.cached_tokens = "2"  # type: ignore[assignment]
+    assert_dumps_like_the_serializer(changed)
 
 
 # -- usage_from: the SDK usage read from __dict__ -----------------------------------------------

@@ -18,7 +18,7 @@ from typing import Any
 
 from core_openai_plugin.errors import error_from_code
 from core_openai_plugin.request_mapper import REASONING_ITEMS
-from core_openai_plugin.response_parser import dump, finish_reason, reasoning_item, tool_call, usage_from
+from core_openai_plugin.response_parser import finish_reason, reasoning_item, tool_call, usage_dump, usage_from
 from llm_core.errors import LLMError, ProviderConnectionError
 from llm_core.requests import ChatRequest
 from llm_core.streaming import CallContext, StreamEvent, StreamMetadata, TokenType
@@ -165,7 +165,7 @@ class ResponsesStreamParser:
             extra[REASONING_ITEMS] = self._reasoning
         if self._refusal:
             extra["refusal"] = "".join(self._refusal)
-        raw_usage = dump(final.usage) if getattr(final, "usage", None) is not None else None
+        raw_usage = usage_dump(final.usage) if getattr(final, "usage", None) is not None else None
         return StreamMetadata(
             input_tokens=usage.prompt_tokens if raw_usage else None,
             output_tokens=usage.completion_tokens if raw_usage else None,
