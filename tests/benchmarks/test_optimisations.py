@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import AsyncIterator, Iterator
+from types import MappingProxyType
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from llm_core.errors import (
@@ -18,7 +21,7 @@ from llm_core.errors import (
     UnsupportedFeatureError,
 )
 from llm_core.features import Feature
-from llm_core.messages import ChatMessage, ImagePart, Role, normalize_messages
+from llm_core.messages import ChatMessage, ImagePart, Role, normalize_messages, plain_messages
 from llm_core.requests import ChatRequest, build, plain_chat_request
 from llm_core.retry import RetryPolicy
 from llm_core.streaming import CallContext, StreamEvent, StreamEventType, TokenType
@@ -336,6 +339,77 @@ def test_other_chat_requests_go_through_pydantic() -> None:
         call_context=None,
         options={},
     )
+
+
+# -- the usual call: plain messages built directly, the same request as the general path --------
+
+_dict_messages = st.fixed_dictionaries(
+    {
+        "role": st.sampled_from(["system", "user", "assistant", "tool", "USER", "robot"]),
+        "content": st.sampled_from(["hi", "", " ", "ünïcode ✓", None, ["a", "b"], 5]),
+    },
+    optional={"name": st.just("ann"), "x_trace": st.just(7)},
+)
+_typed_messages = st.sampled_from(
+    [
+        ChatMessage.system("be brief"),
+        ChatMessage.user("hi"),
+        ChatMessage.assistant("ok", tool_calls=[ToolCall(id="c1", name="f", arguments={"x": 1})]),
+        ChatMessage.tool("c1", "42"),
+        ChatMessage(role=Role.USER, content=["look", ImagePart(data=b"\x89PNG", mime_type="image/png")]),
+        _MyMessage(role=Role.USER, content="hi"),
+    ]
+)
+_call_options = st.fixed_dictionaries(
+    {},
+    optional={
+        "model": st.sampled_from([None, "", "fake-fallback", "unknown-model"]),
+        "system": st.sampled_from([None, "", "be brief"]),
+        "temperature": st.sampled_from([None, 0.5, 5.0]),
+        "max_tokens": st.sampled_from([None, 8]),
+        "thinking": st.sampled_from([None, False]),
+        "seed": st.just(1),
+    },
+)
+
+
+def _request_outcome(call: Any) -> tuple[str, Any]:
+    """A request with everything Pydantic keeps (messages included), or the error raised."""
+    try:
+        request = call()
+    except Exception as exc:
+        return "raised", (type(exc), str(exc))
+    messages = [
+        (type(m), m.__dict__, m.model_fields_set, m.__pydantic_extra__, m.__pydantic_private__)
+        for m in request.messages
+    ]
+    other = {k: v for k, v in request.__dict__.items() if k != "messages"}
+    fields = (request.model_fields_set, request.__pydantic_extra__, request.__pydantic_private__)
+    return "returned", (type(request), list(request.__dict__), other, fields, messages)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.one_of(_dict_messages, _typed_messages), max_size=4), _call_options)
+def test_the_usual_call_builds_the_request_of_the_general_path(messages: list[Any], options: dict[str, Any]) -> None:
+    provider = FakeProvider(api_key="test-key")
+    # the same call as a tuple of read-only mappings: no plain messages, the general path throughout
+    general = tuple(MappingProxyType(m) if type(m) is dict else m for m in messages)
+    fast = _request_outcome(lambda: provider.build_chat_request(list(messages), **options))
+    assert fast == _request_outcome(lambda: provider.build_chat_request(general, **options))  # type: ignore[arg-type]
+    if fast[0] == "returned":  # the caller's list and dicts are not touched or kept
+        assert provider.build_chat_request(messages, **options).messages is not messages
+
+
+def test_plain_messages_are_built_without_validation(monkeypatch: pytest.MonkeyPatch) -> None:
+    user = ChatMessage.user("hi")
+    monkeypatch.setattr(ChatMessage, "__pydantic_validator__", None)  # would fail if used
+    built = plain_messages([{"role": "system", "content": "be brief"}, user, {"role": "assistant", "content": ""}])
+    assert built is not None and built[1] is user
+    assert [(m.role, m.content) for m in built] == [(Role.SYSTEM, "be brief"), (Role.USER, "hi"), (Role.ASSISTANT, "")]
+    assert plain_messages([{"role": "system", "content": "only a system prompt"}]) is None
+    assert plain_messages([]) is None
+    assert plain_messages([{"role": "user", "content": "hi", "name": "ann"}]) is None
+    assert plain_messages([_MyMessage(role=Role.USER, content="hi")]) is None
 
 
 # -- the unobserved call path (_run/_arun without observers) ends every call as the observed one --

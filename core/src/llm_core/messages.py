@@ -190,13 +190,17 @@ def normalize_messages(messages: Iterable[MessageLike] | str) -> list[ChatMessag
             "messages must be a string or a list of ChatMessage / {'role', 'content'} mappings, "
             f"not {type(messages).__name__}"
         )
+    if type(messages) is list or type(messages) is tuple:
+        plain = plain_messages(messages)
+        if plain is not None:
+            return plain
     result: list[ChatMessage] = []
     for index, message in enumerate(messages):
-        if type(message) is dict:  # the common case first: no ABC checks, no copy
-            data: Any = message
-        elif isinstance(message, ChatMessage):
+        if isinstance(message, ChatMessage):
             result.append(message)
             continue
+        if type(message) is dict:
+            data: Any = message
         elif isinstance(message, Mapping):
             data = dict(message)
         else:
@@ -204,32 +208,6 @@ def normalize_messages(messages: Iterable[MessageLike] | str) -> list[ChatMessag
                 f"message {index} must be a ChatMessage or a mapping with 'role' and 'content', "
                 f"not {type(message).__name__}"
             )
-        # The usual form, two per call: exactly {"role": <system/user/assistant>, "content": <str>}.
-        # For it validation can only succeed, and gives what is built here: the role member, the
-        # content string itself, the other fields at their defaults, ``role`` and ``content`` set,
-        # no extras; the role checks of ``model_post_init`` pass by construction. (Built in this
-        # loop, not in a helper: a function call per message costs more than the build.)
-        role = data.get("role")
-        content = data.get("content")
-        if type(role) is str and type(content) is str and len(data) == 2 and role in _PLAIN_ROLES:
-            plain = _new(ChatMessage)
-            _set(
-                plain,
-                "__dict__",
-                {
-                    "role": _PLAIN_ROLES[role],
-                    "content": content,
-                    "name": None,
-                    "tool_calls": None,
-                    "tool_call_id": None,
-                    "metadata": {},
-                },
-            )
-            _set(plain, "__pydantic_fields_set__", {"role", "content"})
-            _set(plain, "__pydantic_extra__", {})
-            _set(plain, "__pydantic_private__", None)
-            result.append(plain)
-            continue
         try:
             # model_validate's own validator, without its Python wrapper (one call per message)
             result.append(ChatMessage.__pydantic_validator__.validate_python(data))
@@ -241,6 +219,54 @@ def normalize_messages(messages: Iterable[MessageLike] | str) -> list[ChatMessag
         if turn.role is not Role.SYSTEM:
             return result
     raise InvalidInputError("only system messages given: add a user message")
+
+
+def plain_messages(messages: Sequence[Any]) -> list[ChatMessage] | None:
+    """The messages of the usual call, without validation: every item a ``ChatMessage`` (not a
+    subclass) with string content or exactly ``{"role": "system" | "user" | "assistant",
+    "content": <str>}``, and a turn that is not a system message. ``None`` for anything else, which
+    :func:`normalize_messages` validates (and refuses where it must).
+
+    For such a mapping validation can only succeed, and gives what is built here: the role member,
+    the content string itself, the other fields at their defaults, ``role`` and ``content`` set, no
+    extras; the role checks of ``model_post_init`` pass by construction. Built in this loop, not in
+    a helper: a function call per message costs more than the build."""
+    result: list[ChatMessage] = []
+    turn = False
+    for message in messages:
+        if type(message) is dict:
+            role = message.get("role")
+            content = message.get("content")
+            if type(role) is not str or type(content) is not str or len(message) != 2:
+                return None
+            member = _PLAIN_ROLES.get(role)
+            if member is None:
+                return None
+            built = _new(ChatMessage)
+            _set(
+                built,
+                "__dict__",
+                {
+                    "role": member,
+                    "content": content,
+                    "name": None,
+                    "tool_calls": None,
+                    "tool_call_id": None,
+                    "metadata": {},
+                },
+            )
+            _set(built, "__pydantic_fields_set__", {"role", "content"})
+            _set(built, "__pydantic_extra__", {})
+            _set(built, "__pydantic_private__", None)
+            result.append(built)
+        elif type(message) is ChatMessage and type(message.content) is str:
+            member = message.role
+            result.append(message)
+        else:
+            return None
+        if member is not Role.SYSTEM:
+            turn = True
+    return result if turn else None
 
 
 _PLAIN_ROLES = {role.value: role for role in (Role.SYSTEM, Role.USER, Role.ASSISTANT)}

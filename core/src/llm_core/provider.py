@@ -27,7 +27,15 @@ from llm_core.errors import (
     UnsupportedFeatureError,
 )
 from llm_core.features import Feature
-from llm_core.messages import ChatMessage, DocumentPart, ImagePart, MessageLike, Role, normalize_messages
+from llm_core.messages import (
+    ChatMessage,
+    DocumentPart,
+    ImagePart,
+    MessageLike,
+    Role,
+    normalize_messages,
+    plain_messages,
+)
 from llm_core.requests import ChatRequest, Prompt, ThinkingOptions, build, coerce_prompt, plain_chat_request
 from llm_core.responses import CompletionResponse, ConnectionStatus, Usage
 from llm_core.retry import RetryPolicy
@@ -285,7 +293,24 @@ class BaseProvider:
         **extra: Any,
     ) -> ChatRequest:
         """Normalise and validate a chat call; raises :class:`InvalidInputError` before sending."""
-        if type(messages) is list:  # the usual form: no Prompt and no string to coerce
+        if (
+            type(messages) is list
+            and not extra
+            and temperature is None
+            and max_tokens is None
+            and thinking is None
+            and call_context is None
+        ):  # the usual call: plain messages, perhaps a model and a system prompt, nothing else
+            usual = plain_messages(messages)
+            if usual is not None:
+                if system:
+                    usual.insert(0, ChatMessage.system(system))
+                chosen = model or self.default_model()
+                self._require(feature, chosen)
+                request = plain_chat_request(usual, chosen)
+                if request is not None:
+                    return request
+        if type(messages) is list:  # no Prompt and no string to coerce
             normalised, prompt_settings = normalize_messages(messages), _NO_SETTINGS
         else:
             normalised, prompt_settings = coerce_prompt(messages)
