@@ -5,7 +5,8 @@
     python -m benchmarks --quick              # tiny counts: checks the harness end to end
     python -m benchmarks --sections calls,streams --providers openai
 
-Sections: ``cold`` (fresh interpreters), ``calls`` (per-call overhead, sync and async),
+Sections: ``cold`` (fresh interpreters), ``calls`` (per-call overhead, sync and async), ``own``
+(llm-core's own work per call, with the send stubbed: see :mod:`benchmarks.own`),
 ``streams`` (time to first event, per-delta cost, sync and async), ``concurrency`` (async
 throughput), ``memory`` (RSS and live objects over many calls). ``--check`` exits 1 when a target
 is missed (the numbers are noisy: re-run before believing a miss).
@@ -22,11 +23,11 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from benchmarks import coldstart, measure, memory, report
+from benchmarks import coldstart, measure, memory, own, report
 from benchmarks.server import LoopbackServer
 from benchmarks.sides import PROVIDERS, Side, build
 
-SECTIONS = ("cold", "calls", "streams", "concurrency", "memory")
+SECTIONS = ("cold", "calls", "own", "streams", "concurrency", "memory")
 
 
 @dataclass(frozen=True)
@@ -36,6 +37,8 @@ class Counts:
     call_warmup: int = 200
     call_rounds: int = 10
     calls_per_round: int = 150  # 10 x 150 = 1,500 timed calls per side
+    own_blocks: int = 4
+    own_per_block: int = 300
     deltas: int = 500
     stream_warmup: int = 3
     stream_rounds: int = 10
@@ -54,6 +57,8 @@ class Counts:
             call_warmup=3,
             call_rounds=2,
             calls_per_round=5,
+            own_blocks=1,
+            own_per_block=3,
             deltas=20,
             stream_warmup=1,
             stream_rounds=2,
@@ -171,6 +176,11 @@ def run(counts: Counts, sections: set[str], providers: tuple[str, ...]) -> dict[
                     per_round=counts.calls_per_round,
                 )
                 res["calls_sync"] = measure.compare(series["core"], series["bare"])
+            if "own" in sections:
+                _log(f"{provider}: llm-core's own work per call (send stubbed)")
+                res["own"] = own.measure(
+                    provider, server.url, {"main": None}, blocks=counts.own_blocks, per_block=counts.own_per_block
+                )["main"]
             if "streams" in sections:
                 _log(f"{provider}: sync streams of {counts.deltas} deltas")
                 streamed = measure.streams(

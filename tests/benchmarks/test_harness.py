@@ -64,6 +64,8 @@ def test_every_section_ran_for_both_providers_on_both_sides(quick_run: tuple[dic
             assert res[section]["deltas"] == {"core": counts["deltas"], "bare": counts["deltas"]}
             assert res[section]["per_delta_us"]["core"]["median"] > 0
             assert res[section]["first_event_us"]["bare"]["median"] > 0
+        assert set(res["own"]) == {"sync", "async", "build", "map", "parse"}
+        assert all(value > 0 for value in res["own"].values())
         n = counts["call_rounds"] * counts["calls_per_round"]
         assert res["calls_sync"]["core"]["n"] == n and res["calls_async"]["bare"]["n"] == n
         for side in ("core", "bare"):
@@ -102,7 +104,14 @@ def test_cold_start_imports_no_sdk(quick_run: tuple[dict[str, Any], str]) -> Non
 
 def test_report_has_the_tables_and_the_target_checks(quick_run: tuple[dict[str, Any], str]) -> None:
     data, markdown = quick_run
-    for heading in ("## Results", "### Cold start", "### Memory", "### Targets", "### Machine"):
+    for heading in (
+        "## Results",
+        "### llm-core's own work per call",
+        "### Cold start",
+        "### Memory",
+        "### Targets",
+        "### Machine",
+    ):
         assert heading in markdown
     for provider in PROVIDERS:
         assert f"| per call, sync (µs) | {provider} |" in markdown
