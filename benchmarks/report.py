@@ -224,7 +224,8 @@ def markdown(data: dict[str, Any]) -> str:
             "",
             "The llm-core side alone: the call with the plugin's send returning a captured SDK response, "
             "each timed right after a bare SDK call (as cold as in the interleave above); then its "
-            "steps one by one. Within a few tenths of a µs from run to run, where the difference above "
+            "steps one by one. Two providers running the same code agree within a few tenths of a µs; "
+            "from run to run it follows the machine's state by a µs or two, where the difference above "
             "moves by 5 to 10 µs.",
             "",
             "| provider | call, sync | call, async | build the request | map it | parse the answer |",
