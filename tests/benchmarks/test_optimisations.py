@@ -3,6 +3,8 @@ the straightforward code they replaced. No timing is asserted here."""
 
 from __future__ import annotations
 
+import copy
+import pickle
 import time
 from collections.abc import AsyncIterator, Iterator
 from types import MappingProxyType
@@ -11,8 +13,9 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from pydantic import ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from llm_core._unvalidated import unvalidated
 from llm_core.errors import (
     AuthenticationError,
     InvalidInputError,
@@ -553,3 +556,21 @@ def test_an_unobserved_call_ends_as_an_observed_one(script: str, mode: str, oper
         )
     elif operation == "chat" or script != "unparsable answer":
         assert unobserved[0] == ("returned" if script.endswith("success") else "raised")
+
+
+class _Open(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    a: int
+    b: list[int] = Field(default_factory=list)
+
+
+def test_unvalidated_instances_hold_the_state_model_construct_leaves() -> None:
+    fast = unvalidated(_Open, {"a": 1, "b": [2]}, {"a"}, {"x": 3})
+    slow = _Open.model_construct(_fields_set={"a"}, a=1, b=[2], x=3)
+    assert type(fast) is _Open and fast == slow and fast.__dict__ == slow.__dict__
+    assert fast.model_fields_set == slow.model_fields_set and fast.model_extra == {"x": 3}
+    assert fast.__pydantic_private__ is slow.__pydantic_private__ is None
+    assert pickle.loads(pickle.dumps(fast)) == fast and copy.deepcopy(fast) == fast
+    assert fast.model_copy(update={"a": 5}).a == 5 and fast.a == 1
+    assert fast.model_dump(exclude_unset=True) == slow.model_dump(exclude_unset=True) == {"a": 1, "x": 3}

@@ -16,6 +16,7 @@ from pydantic import (
     model_validator,
 )
 
+from llm_core._unvalidated import unvalidated
 from llm_core.errors import InvalidInputError
 from llm_core.tools import ToolCall
 
@@ -229,8 +230,7 @@ def plain_messages(messages: Sequence[Any]) -> list[ChatMessage] | None:
 
     For such a mapping validation can only succeed, and gives what is built here: the role member,
     the content string itself, the other fields at their defaults, ``role`` and ``content`` set, no
-    extras; the role checks of ``model_post_init`` pass by construction. Built in this loop, not in
-    a helper: a function call per message costs more than the build."""
+    extras; the role checks of ``model_post_init`` pass by construction."""
     result: list[ChatMessage] = []
     turn = False
     for message in messages:
@@ -242,23 +242,21 @@ def plain_messages(messages: Sequence[Any]) -> list[ChatMessage] | None:
             member = _PLAIN_ROLES.get(role)
             if member is None:
                 return None
-            built = _new(ChatMessage)
-            _set(
-                built,
-                "__dict__",
-                {
-                    "role": member,
-                    "content": content,
-                    "name": None,
-                    "tool_calls": None,
-                    "tool_call_id": None,
-                    "metadata": {},
-                },
+            result.append(
+                unvalidated(
+                    ChatMessage,
+                    {
+                        "role": member,
+                        "content": content,
+                        "name": None,
+                        "tool_calls": None,
+                        "tool_call_id": None,
+                        "metadata": {},
+                    },
+                    {"role", "content"},
+                    {},
+                )
             )
-            _set(built, "__pydantic_fields_set__", {"role", "content"})
-            _set(built, "__pydantic_extra__", {})
-            _set(built, "__pydantic_private__", None)
-            result.append(built)
         elif type(message) is ChatMessage and type(message.content) is str:
             member = message.role
             result.append(message)
@@ -270,8 +268,6 @@ def plain_messages(messages: Sequence[Any]) -> list[ChatMessage] | None:
 
 
 _PLAIN_ROLES = {role.value: role for role in (Role.SYSTEM, Role.USER, Role.ASSISTANT)}
-_new = object.__new__
-_set = object.__setattr__
 
 
 def split_system(messages: Sequence[ChatMessage]) -> tuple[str | None, list[ChatMessage]]:

@@ -650,8 +650,9 @@ class BaseProvider:
                 return stream, iterator, head
 
             opened, chunks, head = self._execute("stream", request.model, open_and_peek, trace=call)
+            feed = parser.feed  # once per stream, not per chunk
             for chunk in itertools.chain(head, chunks):
-                for event in parser.feed(chunk):
+                for event in feed(chunk):
                     if first_token is None and event.type is StreamEventType.TOKEN:
                         first_token = time.perf_counter()
                     yield event
@@ -708,13 +709,14 @@ class BaseProvider:
 
             opened, iterator, head = await self._aexecute("stream", request.model, open_and_peek, trace=call)
             chunks = iterator
+            feed = parser.feed  # once per stream, not per chunk
             for chunk in head:
-                for event in parser.feed(chunk):
+                for event in feed(chunk):
                     if first_token is None and event.type is StreamEventType.TOKEN:
                         first_token = time.perf_counter()
                     yield event
             async for chunk in iterator:
-                for event in parser.feed(chunk):
+                for event in feed(chunk):
                     if first_token is None and event.type is StreamEventType.TOKEN:
                         first_token = time.perf_counter()
                     yield event

@@ -7,6 +7,7 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from llm_core._unvalidated import unvalidated
 from llm_core.decisions import DecisionSubject, Question
 from llm_core.errors import InvalidInputError
 from llm_core.messages import ChatMessage, ImagePart, MessageLike, normalize_messages
@@ -139,10 +140,8 @@ def plain_chat_request(messages: list[ChatMessage], model: str) -> ChatRequest |
     for message in messages:
         if type(message) is not ChatMessage:
             return None
-    request = _new(ChatRequest)
-    _set(
-        request,
-        "__dict__",
+    return unvalidated(
+        ChatRequest,
         {
             "messages": list(messages),
             "model": model,
@@ -158,17 +157,13 @@ def plain_chat_request(messages: list[ChatMessage], model: str) -> ChatRequest |
             "call_context": None,
             "options": {},
         },
+        set(_PLAIN_REQUEST_FIELDS),
+        None,
     )
-    _set(request, "__pydantic_fields_set__", set(_PLAIN_REQUEST_FIELDS))
-    _set(request, "__pydantic_extra__", None)
-    _set(request, "__pydantic_private__", None)
-    return request
 
 
 #: The fields build_chat_request always passes.
 _PLAIN_REQUEST_FIELDS = ("messages", "model", "temperature", "max_tokens", "thinking", "call_context", "options")
-_new = object.__new__
-_set = object.__setattr__
 
 
 def coerce_prompt(prompt: str | Prompt | Sequence[MessageLike]) -> tuple[list[ChatMessage], dict[str, Any]]:

@@ -8,6 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from llm_core._unvalidated import unvalidated
 from llm_core.errors import LLMError
 from llm_core.tools import ToolCall
 
@@ -85,16 +86,13 @@ class StreamEvent(BaseModel):
             return cls.model_construct(
                 type=StreamEventType.TOKEN, text=text, token_type=token_type, metadata=None, error=None
             )
-        # One per streamed delta, so built the way model_construct builds it, without its
-        # per-field loop: the same __dict__, fields set, extra and private state.
-        event = _new(StreamEvent)
-        _set(
-            event, "__dict__", {"type": _TOKEN, "text": text, "token_type": token_type, "metadata": None, "error": None}
+        # One per streamed delta: built as model_construct builds it, without its per-field loop.
+        return unvalidated(
+            StreamEvent,
+            {"type": _TOKEN, "text": text, "token_type": token_type, "metadata": None, "error": None},
+            set(_EVENT_FIELDS),
+            None,
         )
-        _set(event, "__pydantic_fields_set__", set(_EVENT_FIELDS))
-        _set(event, "__pydantic_extra__", None)
-        _set(event, "__pydantic_private__", None)
-        return event
 
     @classmethod
     def meta(cls, metadata: StreamMetadata) -> StreamEvent:
@@ -121,7 +119,5 @@ _TOKEN_TYPES = {
     for thinking in (False, True)
 }
 _TOKEN = StreamEventType.TOKEN
-_new = object.__new__
-_set = object.__setattr__
 _EVENT_FIELDS = frozenset(StreamEvent.model_fields)
 _END = StreamEvent.model_construct(type=StreamEventType.END, text=None, token_type=None, metadata=None, error=None)
