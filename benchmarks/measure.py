@@ -3,16 +3,18 @@ in rounds that swap which side goes first; every call is timed on its own.
 
 A result keeps every sample, the median of each round (for the min/max range) and the median
 over all samples. Absolute times are context; the comparisons (difference and ratio of the
-medians, measured in the same rounds) are the result.
+medians, measured in the same rounds) are the result, each difference with a 95 % confidence
+interval: how far sampling alone can move it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import gc
+import math
 import statistics
 import time
-from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -47,14 +49,43 @@ class Series:
         }
 
 
+def median_interval(samples: Sequence[float], z: float = 1.96) -> tuple[float, float]:
+    """A distribution-free confidence interval of the median (95 % for ``z`` 1.96): the order
+    statistics at ranks n/2 -+ z·√n/2, which need no assumption about the shape of the samples."""
+    ordered = sorted(samples)
+    n = len(ordered)
+    spread = z * math.sqrt(n) / 2
+    return ordered[max(math.floor(n / 2 - spread), 0)], ordered[min(math.ceil(n / 2 + spread), n - 1)]
+
+
+def difference_interval(core: Sequence[float], bare: Sequence[float]) -> tuple[float, float]:
+    """A 95 % confidence interval of median(core) - median(bare): each median's interval, the
+    two sides' distances combined as independent errors (in quadrature)."""
+    core_median, bare_median = statistics.median(core), statistics.median(bare)
+    core_low, core_high = median_interval(core)
+    bare_low, bare_high = median_interval(bare)
+    difference = core_median - bare_median
+    below = math.hypot(core_median - core_low, bare_high - bare_median)
+    above = math.hypot(core_high - core_median, bare_median - bare_low)
+    return difference - below, difference + above
+
+
 def compare(core: Series, bare: Series) -> dict[str, Any]:
-    """Core against bare: medians, per-round ranges, the difference and the ratio."""
+    """Core against bare: medians, per-round ranges, the difference (with its 95 % confidence
+    interval) and the ratio."""
     diffs = [c - b for c, b in zip(core.rounds, bare.rounds, strict=True)]
     ratios = [c / b for c, b in zip(core.rounds, bare.rounds, strict=True) if b]
+    low, high = difference_interval(core.samples, bare.samples)
     return {
         "core": core.summary(),
         "bare": bare.summary(),
-        "overhead": {"median": core.median - bare.median, "min": min(diffs), "max": max(diffs)},
+        "overhead": {
+            "median": core.median - bare.median,
+            "min": min(diffs),
+            "max": max(diffs),
+            "ci95_low": low,
+            "ci95_high": high,
+        },
         "ratio": {
             "median": core.median / bare.median if bare.median else float("nan"),
             "min": min(ratios) if ratios else float("nan"),

@@ -78,9 +78,39 @@ def _git(*args: str) -> str:
     return done.stdout.strip()
 
 
-def _target(name: str, value: float | None, limit: float, unit: str, *, at_least: bool = False) -> dict[str, Any]:
+def _target(
+    name: str,
+    value: float | None,
+    limit: float,
+    unit: str,
+    *,
+    at_least: bool = False,
+    interval: tuple[float, float] | None = None,
+) -> dict[str, Any]:
+    """One target: met when ``value`` is within ``limit``. With the value's 95 % confidence
+    ``interval``, ``clear`` says whether the interval is on the same side of the limit as the value
+    (False: sampling alone could have put it on the other side)."""
     met = None if value is None or math.isnan(value) else (value >= limit if at_least else value <= limit)
-    return {"name": name, "value": value, "limit": limit, "unit": unit, "at_least": at_least, "met": met}
+    clear = None
+    if interval is not None and met is not None:
+        low, high = interval
+        clear = (low >= limit if at_least else high <= limit) if met else (high < limit if at_least else low > limit)
+    return {
+        "name": name,
+        "value": value,
+        "limit": limit,
+        "unit": unit,
+        "at_least": at_least,
+        "met": met,
+        "interval": list(interval) if interval is not None else None,
+        "clear": clear,
+    }
+
+
+def _interval(overhead: dict[str, float]) -> tuple[float, float] | None:
+    if "ci95_low" not in overhead:
+        return None
+    return overhead["ci95_low"], overhead["ci95_high"]
 
 
 def check_targets(data: dict[str, Any]) -> list[dict[str, Any]]:
@@ -104,7 +134,11 @@ def check_targets(data: dict[str, Any]) -> list[dict[str, Any]]:
             if calls:
                 out.append(
                     _target(
-                        f"{provider}: per-call overhead ({mode})", calls["overhead"]["median"], CALL_OVERHEAD_US, "µs"
+                        f"{provider}: per-call overhead ({mode})",
+                        calls["overhead"]["median"],
+                        CALL_OVERHEAD_US,
+                        "µs",
+                        interval=_interval(calls["overhead"]),
                     )
                 )
         for mode in ("sync", "async"):
@@ -116,6 +150,7 @@ def check_targets(data: dict[str, Any]) -> list[dict[str, Any]]:
                         streams["per_delta_us"]["overhead"]["median"],
                         DELTA_OVERHEAD_US,
                         "µs",
+                        interval=_interval(streams["per_delta_us"]["overhead"]),
                     )
                 )
                 out.append(
@@ -124,6 +159,7 @@ def check_targets(data: dict[str, Any]) -> list[dict[str, Any]]:
                         streams["first_event_us"]["overhead"]["median"],
                         FIRST_EVENT_OVERHEAD_US,
                         "µs",
+                        interval=_interval(streams["first_event_us"]["overhead"]),
                     )
                 )
         conc = res.get("concurrency")
@@ -170,10 +206,15 @@ def _range(stats: dict[str, float], digits: int = 1) -> str:
     return f"{_n(stats['median'], digits)} [{_n(stats['min'], digits)}, {_n(stats['max'], digits)}]"
 
 
+def _between(interval: tuple[float, float] | list[float] | None, digits: int) -> str:
+    return "" if interval is None else f"{_n(interval[0], digits)} to {_n(interval[1], digits)}"
+
+
 def _cmp_row(label: str, provider: str, cmp: dict[str, Any], digits: int = 1, ratio_digits: int = 3) -> str:
     return (
         f"| {label} | {provider} | {_range(cmp['core'], digits)} | {_range(cmp['bare'], digits)} | "
-        f"{_range(cmp['overhead'], digits)} | {_range(cmp['ratio'], ratio_digits)} |"
+        f"{_range(cmp['overhead'], digits)} | {_between(_interval(cmp['overhead']), digits)} | "
+        f"{_range(cmp['ratio'], ratio_digits)} |"
     )
 
 
@@ -184,10 +225,11 @@ def markdown(data: dict[str, Any]) -> str:
         "",
         f"Run {facts['date']} on commit `{facts['commit']}`{' (with local changes)' if facts['dirty'] else ''}, "
         f"{facts['duration_s']:.0f} s. Medians, with [min, max] of the per-round medians "
-        "(for cold starts: of the runs).",
+        "(for cold starts: of the runs). The 95 % interval is how far sampling alone could move the "
+        "difference of the medians (order-statistic intervals of the two medians, combined).",
         "",
-        "| measure | provider | llm-core | bare SDK | difference | ratio |",
-        "|---|---|---|---|---|---|",
+        "| measure | provider | llm-core | bare SDK | difference | its 95 % interval | ratio |",
+        "|---|---|---|---|---|---|---|",
     ]
     for provider, res in results["providers"].items():
         for mode in ("sync", "async"):
@@ -214,7 +256,7 @@ def markdown(data: dict[str, Any]) -> str:
     for provider, fc in first.items():
         lines.append(
             f"| cold first call: import + build + first request (ms) | {provider} | {_range(fc['core_ms'])} | "
-            f"{_range(fc['bare_ms'])} | {_n(fc['overhead_ms'])} | {_n(fc['ratio'], 3)} |"
+            f"{_range(fc['bare_ms'])} | {_n(fc['overhead_ms'])} | | {_n(fc['ratio'], 3)} |"
         )
     owned = {provider: res["own"] for provider, res in results["providers"].items() if "own" in res}
     if owned:
@@ -281,12 +323,25 @@ def markdown(data: dict[str, Any]) -> str:
                 f"{_n(m['rss_growth_mib'], 2)} | {_n(m['peak_rss_mib'])} | "
                 f"{m['objects_start']:,}, {m['objects_end']:,} | {m['objects_growth']:+,} |"
             )
-    lines += ["", "### Targets", "", "| target | value | limit | met |", "|---|---|---|---|"]
+    lines += [
+        "",
+        "### Targets",
+        "",
+        "Met or not by the median; *within noise* where the value's 95 % interval reaches past the limit.",
+        "",
+        "| target | value | 95 % interval | limit | met |",
+        "|---|---|---|---|---|",
+    ]
     for t in data["targets"]:
         value = "n/a" if t["value"] is None else _n(t["value"], 2)
         bound = "≥" if t["at_least"] else "≤"
         met = {True: "yes", False: "**no**", None: "n/a"}[t["met"]]
-        lines.append(f"| {t['name']} | {value} {t['unit']} | {bound} {_n(t['limit'], 2)} {t['unit']} | {met} |")
+        if t.get("clear") is False:
+            met += " (within noise)"
+        lines.append(
+            f"| {t['name']} | {value} {t['unit']} | {_between(t.get('interval'), 2)} | "
+            f"{bound} {_n(t['limit'], 2)} {t['unit']} | {met} |"
+        )
     same = [
         f"{provider} {kind}: `{v['target']}`"
         for provider, res in results["providers"].items()

@@ -36,13 +36,13 @@ class Counts:
 
     call_warmup: int = 200
     call_rounds: int = 10
-    calls_per_round: int = 150  # 10 x 150 = 1,500 timed calls per side
+    calls_per_round: int = 400  # 10 x 400 = 4,000 timed calls per side: ±2-3 µs on the difference
     own_blocks: int = 4
     own_per_block: int = 300
     deltas: int = 500
     stream_warmup: int = 3
     stream_rounds: int = 10
-    streams_per_round: int = 10
+    streams_per_round: int = 20  # 200 streams per side
     concurrent_total: int = 1000
     in_flight: int = 50
     concurrency_rounds: int = 9
@@ -232,5 +232,8 @@ def main(argv: list[str] | None = None) -> int:
     print(text)
     missed = [t for t in data["targets"] if t["met"] is False]
     if missed:
-        _log(f"{len(missed)} target(s) missed: " + "; ".join(t["name"] for t in missed))
+        _log(
+            f"{len(missed)} target(s) missed: "
+            + "; ".join(t["name"] + (" (within noise)" if t.get("clear") is False else "") for t in missed)
+        )
     return 1 if (args.check and missed) else 0

@@ -120,6 +120,10 @@ def test_report_has_the_tables_and_the_target_checks(quick_run: tuple[dict[str, 
     assert "import + discovery + select (in-process wall)" in names
     assert "openai: per-call overhead (async)" in names and "gemini: async throughput ratio" in names
     assert all(t["met"] in (True, False) for t in data["targets"])
+    per_call = next(t for t in data["targets"] if t["name"] == "openai: per-call overhead (sync)")
+    low, high = per_call["interval"]
+    assert low <= per_call["value"] <= high and per_call["clear"] in (True, False)
+    assert "| target | value | 95 % interval | limit | met |" in markdown
 
 
 # -- the loopback server on its own ------------------------------------------------------------
