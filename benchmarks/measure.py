@@ -70,12 +70,27 @@ def difference_interval(core: Sequence[float], bare: Sequence[float]) -> tuple[f
     return difference - below, difference + above
 
 
+def ratio_interval(core: Sequence[float], bare: Sequence[float]) -> tuple[float, float]:
+    """A 95 % confidence interval of median(core) / median(bare): the two medians' relative
+    distances to their intervals' ends, combined in quadrature (positive samples)."""
+    core_median, bare_median = statistics.median(core), statistics.median(bare)
+    core_low, core_high = median_interval(core)
+    bare_low, bare_high = median_interval(bare)
+    ratio = core_median / bare_median
+    below = math.hypot((core_median - core_low) / core_median, (bare_high - bare_median) / bare_median)
+    above = math.hypot((core_high - core_median) / core_median, (bare_median - bare_low) / bare_median)
+    return ratio * (1 - below), ratio * (1 + above)
+
+
 def compare(core: Series, bare: Series) -> dict[str, Any]:
     """Core against bare: medians, per-round ranges, the difference (with its 95 % confidence
     interval) and the ratio."""
     diffs = [c - b for c, b in zip(core.rounds, bare.rounds, strict=True)]
     ratios = [c / b for c, b in zip(core.rounds, bare.rounds, strict=True) if b]
     low, high = difference_interval(core.samples, bare.samples)
+    ratio_low, ratio_high = (
+        ratio_interval(core.samples, bare.samples) if bare.median > 0 < core.median else (math.nan, math.nan)
+    )
     return {
         "core": core.summary(),
         "bare": bare.summary(),
@@ -88,6 +103,8 @@ def compare(core: Series, bare: Series) -> dict[str, Any]:
         },
         "ratio": {
             "median": core.median / bare.median if bare.median else float("nan"),
+            "ci95_low": ratio_low,
+            "ci95_high": ratio_high,
             "min": min(ratios) if ratios else float("nan"),
             "max": max(ratios) if ratios else float("nan"),
         },

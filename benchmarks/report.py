@@ -107,10 +107,10 @@ def _target(
     }
 
 
-def _interval(overhead: dict[str, float]) -> tuple[float, float] | None:
-    if "ci95_low" not in overhead:
+def _interval(stats: dict[str, float]) -> tuple[float, float] | None:
+    if "ci95_low" not in stats or math.isnan(stats["ci95_low"]):
         return None
-    return overhead["ci95_low"], overhead["ci95_high"]
+    return stats["ci95_low"], stats["ci95_high"]
 
 
 def check_targets(data: dict[str, Any]) -> list[dict[str, Any]]:
@@ -166,7 +166,12 @@ def check_targets(data: dict[str, Any]) -> list[dict[str, Any]]:
         if conc:
             out.append(
                 _target(
-                    f"{provider}: async throughput ratio", conc["ratio"]["median"], THROUGHPUT_RATIO, "x", at_least=True
+                    f"{provider}: async throughput ratio",
+                    conc["ratio"]["median"],
+                    THROUGHPUT_RATIO,
+                    "x",
+                    at_least=True,
+                    interval=_interval(conc["ratio"]),
                 )
             )
         mem = res.get("memory")
@@ -339,7 +344,7 @@ def markdown(data: dict[str, Any]) -> str:
         if t.get("clear") is False:
             met += " (within noise)"
         lines.append(
-            f"| {t['name']} | {value} {t['unit']} | {_between(t.get('interval'), 2)} | "
+            f"| {t['name']} | {value} {t['unit']} | {_between(t.get('interval'), 3 if t['unit'] == 'x' else 2)} | "
             f"{bound} {_n(t['limit'], 2)} {t['unit']} | {met} |"
         )
     same = [

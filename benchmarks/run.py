@@ -45,7 +45,7 @@ class Counts:
     streams_per_round: int = 20  # 200 streams per side
     concurrent_total: int = 1000
     in_flight: int = 50
-    concurrency_rounds: int = 9
+    concurrency_rounds: int = 15
     memory_calls: int = 10_000
     memory_warmup: int = 500
     cold_runs: int = 7

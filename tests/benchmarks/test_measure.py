@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 import statistics
 
-from benchmarks.measure import Series, compare, difference_interval, median_interval
+from benchmarks.measure import Series, compare, difference_interval, median_interval, ratio_interval
 from benchmarks.report import _target
 from hypothesis import given
 from hypothesis import strategies as st
@@ -44,6 +44,22 @@ def test_the_interval_narrows_with_more_samples_and_covers_the_true_difference()
     assert 8 < small[1] - small[0] < 30  # ±1.96·1.25·100·√(2/1000) ≈ ±11
 
 
+@given(samples.map(lambda v: [x + 1 for x in v]), samples.map(lambda v: [x + 1 for x in v]))
+def test_the_ratio_lies_in_its_interval(core: list[float], bare: list[float]) -> None:
+    low, high = ratio_interval(core, bare)
+    assert low <= statistics.median(core) / statistics.median(bare) * (1 + 1e-12) and (
+        statistics.median(core) / statistics.median(bare) <= high * (1 + 1e-12)
+    )
+
+
+def test_the_ratio_interval_covers_the_true_ratio() -> None:
+    rng = random.Random(3)
+    core = [700 + rng.gauss(0, 30) for _ in range(15)]
+    bare = [735 + rng.gauss(0, 30) for _ in range(15)]
+    low, high = ratio_interval(core, bare)
+    assert low < 700 / 735 < high and high - low < 0.2
+
+
 def test_compare_reports_the_interval_of_the_overhead() -> None:
     core, bare = Series(), Series()
     core.add_round([10.0, 11.0, 12.0, 13.0])
@@ -51,6 +67,8 @@ def test_compare_reports_the_interval_of_the_overhead() -> None:
     overhead = compare(core, bare)["overhead"]
     assert overhead["median"] == 9.0
     assert overhead["ci95_low"] <= 9.0 <= overhead["ci95_high"]
+    ratio = compare(core, bare)["ratio"]
+    assert ratio["ci95_low"] <= ratio["median"] == 11.5 / 2.5 <= ratio["ci95_high"]
 
 
 def test_a_target_says_whether_sampling_alone_could_change_its_verdict() -> None:
