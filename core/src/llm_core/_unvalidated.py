@@ -16,21 +16,22 @@ from pydantic import BaseModel
 
 M = TypeVar("M", bound=BaseModel)
 
-_new = object.__new__
+#: The four setters, for a caller that builds in its own frame (one per streamed delta).
+new_instance = object.__new__
 _slots: Any = BaseModel.__dict__
-_set_values = _slots["__dict__"].__set__
-_set_fields_set = _slots["__pydantic_fields_set__"].__set__
-_set_extra = _slots["__pydantic_extra__"].__set__
-_set_private = _slots["__pydantic_private__"].__set__
+set_values = _slots["__dict__"].__set__
+set_fields_set = _slots["__pydantic_fields_set__"].__set__
+set_extra = _slots["__pydantic_extra__"].__set__
+set_private = _slots["__pydantic_private__"].__set__
 
 
 def unvalidated(model: type[M], values: dict[str, Any], fields_set: set[str], extra: dict[str, Any] | None) -> M:
     """A ``model`` holding ``values`` (every field, in field order) as they are, with
     ``fields_set`` counted as set, ``extra`` as its extras (``None`` unless the model allows
     extras) and no private state."""
-    instance: M = _new(model)
-    _set_values(instance, values)
-    _set_fields_set(instance, fields_set)
-    _set_extra(instance, extra)
-    _set_private(instance, None)
+    instance: M = new_instance(model)
+    set_values(instance, values)
+    set_fields_set(instance, fields_set)
+    set_extra(instance, extra)
+    set_private(instance, None)
     return instance

@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from llm_core._unvalidated import unvalidated
+from llm_core._unvalidated import new_instance, set_extra, set_fields_set, set_private, set_values
 from llm_core.errors import LLMError
 from llm_core.tools import ToolCall
 
@@ -86,13 +86,14 @@ class StreamEvent(BaseModel):
             return cls.model_construct(
                 type=StreamEventType.TOKEN, text=text, token_type=token_type, metadata=None, error=None
             )
-        # One per streamed delta: built as model_construct builds it, without its per-field loop.
-        return unvalidated(
-            StreamEvent,
-            {"type": _TOKEN, "text": text, "token_type": token_type, "metadata": None, "error": None},
-            set(_EVENT_FIELDS),
-            None,
-        )
+        # One per streamed delta: built as model_construct builds it, in this frame (a call to
+        # unvalidated() costs a frame per delta).
+        event = new_instance(StreamEvent)
+        set_values(event, {"type": _TOKEN, "text": text, "token_type": token_type, "metadata": None, "error": None})
+        set_fields_set(event, set(_EVENT_FIELDS))
+        set_extra(event, None)
+        set_private(event, None)
+        return event
 
     @classmethod
     def meta(cls, metadata: StreamMetadata) -> StreamEvent:
