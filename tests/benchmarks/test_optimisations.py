@@ -415,6 +415,34 @@ def test_plain_messages_are_built_without_validation(monkeypatch: pytest.MonkeyP
     assert plain_messages([_MyMessage(role=Role.USER, content="hi")]) is None
 
 
+@pytest.mark.parametrize(
+    "messages",
+    [
+        [{"role": "user", "content": "hi", "name": "ann"}],  # not plain: validated
+        [{"role": "system", "content": "be brief"}, {"role": "user", "content": "hi"}],  # plain
+    ],
+)
+@pytest.mark.parametrize("options", [{}, {"temperature": 0.5}])
+def test_a_message_list_is_tried_as_plain_once(
+    monkeypatch: pytest.MonkeyPatch, messages: list[Any], options: dict[str, Any]
+) -> None:
+    import llm_core.messages as messages_module
+    import llm_core.provider as provider_module
+
+    tries: list[object] = []
+
+    def counted(items: Any) -> Any:
+        tries.append(items)
+        return plain_messages(items)
+
+    for module in (provider_module, messages_module):  # wherever it is looked up
+        monkeypatch.setattr(module, "plain_messages", counted)
+    request = FakeProvider(api_key="test-key").build_chat_request(messages, system="sys", **options)
+    assert len(tries) == 1
+    assert request.messages[0].content == "sys" and request.messages[-1].content == "hi"
+    assert [m.role for m in request.messages].count(Role.SYSTEM) == 1 + (len(messages) == 2)
+
+
 # -- the unobserved call path (_run/_arun without observers) ends every call as the observed one --
 
 

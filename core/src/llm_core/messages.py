@@ -195,6 +195,12 @@ def normalize_messages(messages: Iterable[MessageLike] | str) -> list[ChatMessag
         plain = plain_messages(messages)
         if plain is not None:
             return plain
+    return validated_messages(messages)
+
+
+def validated_messages(messages: Iterable[Any]) -> list[ChatMessage]:
+    """:func:`normalize_messages` of a collection of messages, each validated by Pydantic (for a
+    caller that already knows :func:`plain_messages` refuses them)."""
     result: list[ChatMessage] = []
     for index, message in enumerate(messages):
         if isinstance(message, ChatMessage):
@@ -226,7 +232,7 @@ def plain_messages(messages: Sequence[Any]) -> list[ChatMessage] | None:
     """The messages of the usual call, without validation: every item a ``ChatMessage`` (not a
     subclass) with string content or exactly ``{"role": "system" | "user" | "assistant",
     "content": <str>}``, and a turn that is not a system message. ``None`` for anything else, which
-    :func:`normalize_messages` validates (and refuses where it must).
+    :func:`validated_messages` validates (and refuses where it must).
 
     For such a mapping validation can only succeed, and gives what is built here: the role member,
     the content string itself, the other fields at their defaults, ``role`` and ``content`` set, no

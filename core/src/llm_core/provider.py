@@ -33,8 +33,8 @@ from llm_core.messages import (
     ImagePart,
     MessageLike,
     Role,
-    normalize_messages,
     plain_messages,
+    validated_messages,
 )
 from llm_core.requests import ChatRequest, Prompt, ThinkingOptions, build, coerce_prompt, plain_chat_request
 from llm_core.responses import CompletionResponse, ConnectionStatus, Usage
@@ -293,25 +293,23 @@ class BaseProvider:
         **extra: Any,
     ) -> ChatRequest:
         """Normalise and validate a chat call; raises :class:`InvalidInputError` before sending."""
-        if (
-            type(messages) is list
-            and not extra
-            and temperature is None
-            and max_tokens is None
-            and thinking is None
-            and call_context is None
-        ):  # the usual call: plain messages, perhaps a model and a system prompt, nothing else
-            usual = plain_messages(messages)
-            if usual is not None:
-                if system:
-                    usual.insert(0, ChatMessage.system(system))
+        if type(messages) is list:  # no Prompt and no string to coerce
+            usual = plain_messages(messages)  # once: None sends the list to validation below
+            if (
+                usual is not None
+                and not extra
+                and temperature is None
+                and max_tokens is None
+                and thinking is None
+                and call_context is None
+            ):  # the usual call: plain messages, perhaps a model and a system prompt, nothing else
                 chosen = model or self.default_model()
                 self._require(feature, chosen)
-                request = plain_chat_request(usual, chosen)
+                request = plain_chat_request([ChatMessage.system(system), *usual] if system else usual, chosen)
                 if request is not None:
                     return request
-        if type(messages) is list:  # no Prompt and no string to coerce
-            normalised, prompt_settings = normalize_messages(messages), _NO_SETTINGS
+            normalised = usual if usual is not None else validated_messages(messages)
+            prompt_settings = _NO_SETTINGS
         else:
             normalised, prompt_settings = coerce_prompt(messages)
         if system:
