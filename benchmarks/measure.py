@@ -58,27 +58,30 @@ def median_interval(samples: Sequence[float], z: float = 1.96) -> tuple[float, f
     return ordered[max(math.floor(n / 2 - spread), 0)], ordered[min(math.ceil(n / 2 + spread), n - 1)]
 
 
+def _median_and_margins(samples: Sequence[float]) -> tuple[float, float, float]:
+    """The median, and its distances down and up to the ends of its 95 % interval."""
+    median = statistics.median(samples)
+    low, high = median_interval(samples)
+    return median, median - low, high - median
+
+
 def difference_interval(core: Sequence[float], bare: Sequence[float]) -> tuple[float, float]:
     """A 95 % confidence interval of median(core) - median(bare): each median's interval, the
     two sides' distances combined as independent errors (in quadrature)."""
-    core_median, bare_median = statistics.median(core), statistics.median(bare)
-    core_low, core_high = median_interval(core)
-    bare_low, bare_high = median_interval(bare)
+    core_median, core_down, core_up = _median_and_margins(core)
+    bare_median, bare_down, bare_up = _median_and_margins(bare)
     difference = core_median - bare_median
-    below = math.hypot(core_median - core_low, bare_high - bare_median)
-    above = math.hypot(core_high - core_median, bare_median - bare_low)
-    return difference - below, difference + above
+    return difference - math.hypot(core_down, bare_up), difference + math.hypot(core_up, bare_down)
 
 
 def ratio_interval(core: Sequence[float], bare: Sequence[float]) -> tuple[float, float]:
     """A 95 % confidence interval of median(core) / median(bare): the two medians' relative
     distances to their intervals' ends, combined in quadrature (positive samples)."""
-    core_median, bare_median = statistics.median(core), statistics.median(bare)
-    core_low, core_high = median_interval(core)
-    bare_low, bare_high = median_interval(bare)
+    core_median, core_down, core_up = _median_and_margins(core)
+    bare_median, bare_down, bare_up = _median_and_margins(bare)
     ratio = core_median / bare_median
-    below = math.hypot((core_median - core_low) / core_median, (bare_high - bare_median) / bare_median)
-    above = math.hypot((core_high - core_median) / core_median, (bare_median - bare_low) / bare_median)
+    below = math.hypot(core_down / core_median, bare_up / bare_median)
+    above = math.hypot(core_up / core_median, bare_down / bare_median)
     return ratio * (1 - below), ratio * (1 + above)
 
 

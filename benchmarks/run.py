@@ -36,7 +36,7 @@ class Counts:
 
     call_warmup: int = 200
     call_rounds: int = 10
-    calls_per_round: int = 400  # 10 x 400 = 4,000 timed calls per side: ±2-3 µs on the difference
+    calls_per_round: int = 400  # 10 x 400 = 4,000 timed calls per side: ±2-4 µs on the difference
     own_blocks: int = 4
     own_per_block: int = 300
     deltas: int = 500
