@@ -7,14 +7,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from llm_core.discovery import (
-    LoadedPlugin,
-    PluginError,
-    collect_specs,
-    load_entry_point_plugins,
-    new_plugin_manager,
-    strict_mode,
-)
+from llm_core.discovery import LoadedPlugin, PluginError, discover_plugins, new_plugin_manager, strict_mode
 from llm_core.errors import (
     DuplicateProviderError,
     LLMError,
@@ -109,8 +102,9 @@ class Registry:
 
         manager.register(LoggingObserver(), name="llm-core:logging")
         registry._manager = manager
-        registry.plugins = load_entry_point_plugins(manager, registry._record_error, entry_points)
-        collect_specs(manager, registry._register_from_plugin, registry._record_error)
+        registry.plugins = discover_plugins(
+            manager, registry._register_from_plugin, registry._record_error, entry_points
+        )
         return registry
 
     def install_observers(self) -> None:

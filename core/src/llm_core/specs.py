@@ -146,11 +146,8 @@ class ProviderSpec:
         """Import and return the factory (imports the provider module, not necessarily its SDK)."""
         if not isinstance(self.factory, str):
             return self.factory
-        module_name, _, attr = self.factory.partition(":")
         try:
-            target: Any = importlib.import_module(module_name)
-            for part in attr.split("."):
-                target = getattr(target, part)
+            target = import_object(self.factory)
         except (ImportError, AttributeError) as exc:
             raise PluginLoadError(
                 f"cannot import provider factory {self.factory!r}: {exc}",
@@ -159,3 +156,13 @@ class ProviderSpec:
         if not callable(target):
             raise PluginLoadError(f"provider factory {self.factory!r} is not callable", distribution=self.distribution)
         return target  # type: ignore[no-any-return]
+
+
+def import_object(path: str) -> Any:
+    """The object named by ``"package.module"`` or ``"package.module:attr.attr"`` (an entry
+    point's value; a trailing ``[extras]`` is ignored), importing the module."""
+    module_name, _, attr = path.partition("[")[0].strip().partition(":")
+    target: Any = importlib.import_module(module_name.strip())
+    for part in filter(None, attr.strip().split(".")):
+        target = getattr(target, part)
+    return target

@@ -340,7 +340,8 @@ def cmd_check(args: argparse.Namespace) -> int:
 def cmd_plugins(args: argparse.Namespace) -> int:
     registry = get_registry()
     plugins = [
-        {"distribution": p.distribution, "version": p.version, "entry_point": p.entry_point} for p in registry.plugins
+        {"distribution": p.distribution, "version": p.version, "entry_point": p.entry_point, "load_ms": p.load_ms}
+        for p in registry.plugins
     ]
     errors = [
         {"distribution": e.distribution, "stage": e.stage, "error": f"{type(e.error).__name__}: {e.error}"}
@@ -350,8 +351,8 @@ def cmd_plugins(args: argparse.Namespace) -> int:
         emit_json({"plugins": plugins, "errors": errors})
     else:
         table(
-            ["distribution", "version", "entry point"],
-            [[p["distribution"], p["version"] or "", p["entry_point"]] for p in plugins],
+            ["distribution", "version", "entry point", "load (ms)"],
+            [[p["distribution"], p["version"] or "", p["entry_point"], f"{p['load_ms']:.1f}"] for p in plugins],
         )
         for error in errors:
             note(f"load error: {error['distribution']} ({error['stage']}): {error['error']}")
