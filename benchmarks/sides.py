@@ -136,7 +136,7 @@ def _bare_openai(base_url: str) -> Side:
     client = openai.OpenAI(**kwargs)
     aclient = openai.AsyncOpenAI(**kwargs)
     model = MODELS["openai"]
-    items: Any = [{"role": "user", "content": PROMPT}]
+    items: Any = PROMPT  # one user text: the string form, as the plugin (and the SDK README) sends it
 
     def call() -> str:
         return client.responses.create(model=model, input=items, instructions=SYSTEM, store=False).output_text

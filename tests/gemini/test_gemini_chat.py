@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
+import json
+
+import httpx2
 import pytest
 from gemini_inputs import QUESTION, SYSTEM, THINK_QUESTION
 from gemini_support import Offline, Runner, cassette, sent_body
@@ -115,3 +119,46 @@ def test_safety_stop_is_content_filter_with_ratings(run: Runner) -> None:
 def test_blocked_prompt_raises_content_filtered(run: Runner) -> None:
     with cassette("chat_prompt_blocked"), pytest.raises(ContentFilteredError, match="PROHIBITED_CONTENT"):
         run("chat_completion", "Describe how to pick the lock of my neighbour's front door.")
+
+
+# -- the simplest request that means the same (issue 15.2) --------------------------------------
+
+#: The answer of cassettes/gemini/chat_plain_string.json (recorded from generateContent).
+HAIKU_ANSWER = {
+    "candidates": [{"content": {"parts": [{"text": "Crisp leaves drift and fall."}], "role": "model"},
+                    "finishReason": "STOP", "index": 0}],
+    "usageMetadata": {"promptTokenCount": 7, "candidatesTokenCount": 7, "totalTokenCount": 14},
+    "modelVersion": "gemini-2.5-flash", "responseId": "resp-haiku",
+}
+
+
+@pytest.mark.parametrize("mode", ["sync", "async", "stream"])
+def test_one_plain_user_text_goes_as_a_string_and_the_sdk_sends_the_same_body(offline: Offline, mode: str) -> None:
+    """``contents="..."`` (no ``config``) against the list form the API documents, through the SDK."""
+    answer = json.dumps(HAIKU_ANSWER).encode()
+    streamed = b"data: " + answer + b"\r\n\r\n"
+
+    def reply(request: httpx2.Request) -> httpx2.Response:
+        if "streamGenerateContent" in request.url.path:
+            return httpx2.Response(200, headers={"content-type": "text/event-stream"}, content=streamed)
+        return httpx2.Response(200, headers={"content-type": "application/json"}, content=answer)
+
+    provider, sent = offline(reply)
+    prompt = "Write a haiku about autumn."
+    payload = provider.map_chat_request(provider.build_chat_request(prompt))
+    assert payload == {"model": "gemini-2.5-flash", "contents": prompt}
+    documented = {"model": "gemini-2.5-flash", "contents": [{"role": "user", "parts": [{"text": prompt}]}],
+                  "config": {}}
+    if mode == "sync":
+        assert provider.chat_completion(prompt).content == "Crisp leaves drift and fall."
+        provider.client.models.generate_content(**documented)
+    elif mode == "async":
+        assert asyncio.run(provider.aio.chat_completion(prompt)).content == "Crisp leaves drift and fall."
+        asyncio.run(provider.client.aio.models.generate_content(**documented))
+    else:
+        assert "".join(provider.stream_text(prompt)) == "Crisp leaves drift and fall."
+        list(provider.client.models.generate_content_stream(**documented))
+    ours, theirs = sent
+    assert ours.url == theirs.url
+    assert json.loads(ours.content) == json.loads(theirs.content) == {
+        "contents": [{"parts": [{"text": prompt}], "role": "user"}]}

@@ -112,7 +112,7 @@ def test_system_text_becomes_system_instruction_and_zero_temperature_is_sent() -
                    temperature=0.0, top_p=0.5, max_tokens=64, stop=["END"])
     assert payload["config"] == {"system_instruction": "Be brief.\n\nUse French.", "temperature": 0.0, "top_p": 0.5,
                                  "max_output_tokens": 64, "stop_sequences": ["END"]}
-    assert payload["contents"] == [{"role": "user", "parts": [{"text": "Hi"}]}]
+    assert payload["contents"] == "Hi"  # one plain user text: the SDK sends it as one user turn
     assert payload["model"] == "gemini-2.5-flash"
 
 

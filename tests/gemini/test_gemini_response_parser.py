@@ -12,10 +12,11 @@ from hypothesis import strategies as st
 
 from core_gemini_plugin import assistant_message
 from core_gemini_plugin.request_mapper import map_contents
-from core_gemini_plugin.response_parser import finish_reason, parse_chat_response, tool_call_id
+from core_gemini_plugin.response_parser import finish_reason, parse_chat_response, text_parts, tool_call_id
 from llm_core.errors import ContentFilteredError, InvalidResponseError
 from llm_core.messages import ChatMessage
 from llm_core.requests import ChatRequest
+from llm_core.thinking import split_text_parts
 
 REQUEST = ChatRequest(messages=[ChatMessage.user("q")], model="gemini-2.5-flash")
 
@@ -39,6 +40,8 @@ def response(*parts: dict[str, Any], finish: str | None = "STOP", **fields: Any)
 
 
 def parse(*parts: dict[str, Any], **kwargs: Any) -> tuple[str, str | None]:
+    if not parts:  # an answer without parts raises (no empty success): the SPEC rule is the split's
+        return split_text_parts(text_parts([]))
     result = parse_chat_response(response(*parts, **kwargs), REQUEST)
     return result.content, result.thinking
 
@@ -73,6 +76,23 @@ def test_spec_content_thinking_vectors(parts: list[dict[str, Any]], content: str
     assert parse(*parts) == (content, thinking)
 
 
+@pytest.mark.parametrize(("finish", "message"), [
+    ("STOP", r"finished \(STOP\) without any content part"),
+    (None, r"finished \(no reason\) without any content part"),
+    ("MAX_TOKENS", "max_output_tokens before any output: raise max_tokens"),
+])
+def test_an_answer_without_parts_is_no_answer(finish: str | None, message: str) -> None:
+    empty = types.Content(role="model", parts=[]) if finish is None else None
+    raw = types.GenerateContentResponse(candidates=[types.Candidate(content=empty, finish_reason=finish)])
+    with pytest.raises(InvalidResponseError, match=message):
+        parse_chat_response(raw, REQUEST)
+
+
+def test_a_filtered_answer_without_parts_is_a_filtered_answer() -> None:
+    result = parse_chat_response(response(finish="SAFETY"), REQUEST)
+    assert (result.content, result.finish_reason, result.is_filtered) == ("", "content_filter", True)
+
+
 def test_thought_only_response_has_empty_content() -> None:
     assert parse(th("Only thinking.")) == ("", "Only thinking.")
 
@@ -90,7 +110,7 @@ def test_only_the_first_candidate_is_read() -> None:
 texts = st.text(alphabet=st.characters(blacklist_characters="<>"), max_size=12)
 
 
-@given(st.lists(st.tuples(texts, st.booleans()), max_size=8))
+@given(st.lists(st.tuples(texts, st.booleans()), min_size=1, max_size=8))
 def test_without_tags_visible_and_native_text_pass_through_unchanged(parts: list[tuple[str, bool]]) -> None:
     content, thinking = parse(*(th(x) if thought else t(x) for x, thought in parts))
     assert content == "".join(x for x, thought in parts if not thought)

@@ -23,7 +23,7 @@ async def test_chat_sends_instructions_store_false_and_temperature_zero(player):
     # the recorded request (matched on its JSON body) is the one mapped by the single mapper
     assert sent == {
         "model": "gpt-4.1",
-        "input": [{"role": "user", "content": "What is the capital of France?"}],
+        "input": "What is the capital of France?",  # one plain user text: the documented string form
         "instructions": "Answer in one short sentence.",
         "store": False,
         "temperature": 0.0,
@@ -35,7 +35,7 @@ async def test_prompt_object_settings_reach_the_request(player):
     sent = player.sent()
     assert response.content == "Bonjour !"
     assert sent["max_output_tokens"] == 50 and sent["instructions"] == "You translate into French."
-    assert sent["temperature"] == 0.0 and sent["input"] == [{"role": "user", "content": "Hello!"}]
+    assert sent["temperature"] == 0.0 and sent["input"] == "Hello!"
 
 
 @pytest.mark.parametrize("method", ["complete", "generate_text", "answer"])

@@ -22,7 +22,7 @@ def mapped(messages, **options):
 def test_store_false_and_system_text_as_instructions():
     payload = mapped([{"role": "system", "content": "Be brief."}, {"role": "system", "content": "Be kind."},
                       {"role": "user", "content": "Hi"}], model="gpt-4.1")
-    assert payload == {"model": "gpt-4.1", "input": [{"role": "user", "content": "Hi"}],
+    assert payload == {"model": "gpt-4.1", "input": "Hi",
                        "instructions": "Be brief.\n\nBe kind.", "store": False}
 
 
@@ -214,3 +214,24 @@ def test_provider_options_are_defaults_for_calls():
     assert payload["service_tier"] == "flex" and "organization" not in payload
     payload = mapped("Hi", model="gpt-4.1", service_tier="priority", provider_options={"service_tier": "flex"})
     assert payload["service_tier"] == "priority"
+
+
+def test_one_plain_user_text_is_the_string_input_the_sdk_readme_sends():
+    """The Responses API documents a string ``input`` as a text input with the user role."""
+    assert mapped("Hi", model="gpt-4.1") == {"model": "gpt-4.1", "input": "Hi", "store": False}
+    assert mapped([{"role": "system", "content": "Terse."}, {"role": "user", "content": "Hi"}],
+                  model="gpt-4.1")["input"] == "Hi"
+
+
+@pytest.mark.parametrize("messages", [
+    [{"role": "user", "content": "Hi"}, {"role": "user", "content": "Again"}],  # two turns
+    [{"role": "user", "content": "Hi", "phase": "final"}],  # a provider-specific extra key
+    [{"role": "user", "content": [{"type": "text", "text": "Hi"}]}],  # typed parts
+])
+def test_any_other_conversation_is_sent_as_input_items(messages):
+    assert isinstance(mapped(messages, model="gpt-4.1")["input"], list)
+
+
+def test_json_mode_reads_the_string_input_for_the_word_json():
+    assert "instructions" not in mapped("Answer as JSON: a city.", model="gpt-4.1", json_mode=True)
+    assert mapped("A city.", model="gpt-4.1", json_mode=True)["instructions"] == "Answer in JSON."

@@ -98,27 +98,17 @@ def _object(value: Mapping[str, Any] | None) -> dict[str, Any]:
 
 
 def map_chat_request(request: ChatRequest) -> dict[str, Any]:
-    """``generate_content`` arguments: ``{"model", "contents", "config"}``."""
-    # The common conversation (system and user messages with non-empty string content) in one
-    # pass: what split_system + map_contents give for it. Any other turn takes that path.
-    system_texts: list[str] = []
-    contents: list[dict[str, Any]] = []
-    plain = True
-    for message in request.messages:
-        given = message.content
-        role = message.role
-        if type(given) is str and (role is Role.SYSTEM or (role is Role.USER and given)):
-            if role is Role.USER:
-                contents.append({"role": "user", "parts": [{"text": given}]})
-            else:
-                system_texts.append(given)
-        else:
-            plain = False
-            break
-    if plain:
-        system = "\n\n".join(system_texts) if system_texts else None
+    """``generate_content`` arguments: ``{"model", "contents"}`` and ``"config"`` when it has a field.
+
+    A conversation of one plain user text is sent as that string: the SDK turns
+    ``contents="Hi"`` into ``[{"role": "user", "parts": [{"text": "Hi"}]}]`` itself
+    (``_transformers.t_contents``), so the wire body is the same as for the list.
+    """
+    system, turns = split_system(request.messages)
+    contents: str | list[dict[str, Any]]
+    if len(turns) == 1 and turns[0].role is Role.USER and isinstance(turns[0].content, str) and turns[0].content:
+        contents = turns[0].content
     else:
-        system, turns = split_system(request.messages)
         contents = map_contents(turns)
     config: dict[str, Any] = {}
     if system:
@@ -144,9 +134,11 @@ def map_chat_request(request: ChatRequest) -> dict[str, Any]:
             config["tool_config"] = tool_config(request.tool_choice, request.tools)
     elif request.tool_choice:
         raise InvalidInputError("tool_choice needs tools", provider=PROVIDER)
-    if request.options:
-        config.update(_known_options(request.options, CHAT_OPTIONS, "chat"))
-    return {"model": request.model, "contents": contents, "config": config}
+    config.update(_known_options(request.options, CHAT_OPTIONS, "chat"))
+    payload: dict[str, Any] = {"model": request.model, "contents": contents}
+    if config:
+        payload["config"] = config
+    return payload
 
 
 def response_json_schema(schema: Any) -> dict[str, Any] | None:
@@ -211,7 +203,7 @@ def map_contents(messages: Sequence[ChatMessage]) -> list[dict[str, Any]]:
                 contents.append({"role": "model", "parts": parts})
             continue
         given = message.content
-        if isinstance(given, str):  # the common case: one text part, no TextPart built for it
+        if isinstance(given, str):
             parts = [{"text": given}] if given else []
         else:
             parts = [_content_part(p) for p in given]
@@ -310,8 +302,6 @@ def decode_signature(value: str) -> bytes:
 
 
 def _known_options(options: Mapping[str, Any], allowed: frozenset[str], what: str) -> dict[str, Any]:
-    if not options:  # most calls: no set arithmetic
-        return {}
     unknown = sorted(set(options) - allowed)
     if unknown:
         raise InvalidInputError(

@@ -29,7 +29,7 @@ from llm_core.responses import (
     Usage,
 )
 from llm_core.streaming import StreamMetadata
-from llm_core.thinking import extract_think_tags, split_text_parts
+from llm_core.thinking import split_text_parts
 from llm_core.tools import ToolCall
 
 if TYPE_CHECKING:
@@ -50,8 +50,6 @@ BLOCKING_FINISH_REASONS = frozenset(
         "MODEL_ARMOR",
     }
 )
-_validate_usage = Usage.__pydantic_validator__.validate_python
-_validate_completion = CompletionResponse.__pydantic_validator__.validate_python
 
 
 # -- small pieces shared with the stream parser ----------------------------------------------
@@ -71,8 +69,7 @@ def enum_name(value: Any) -> str | None:
     """``FinishReason.STOP`` / ``"STOP"`` → ``"STOP"``; unset → ``None``."""
     if value is None:
         return None
-    # an Enum's ``value`` is its ``_value_`` (read directly: the property costs two Python frames)
-    name = value._value_ if isinstance(value, Enum) else getattr(value, "value", value)
+    name = value.value if isinstance(value, Enum) else value
     return str(name).upper() or None
 
 
@@ -89,24 +86,16 @@ def _finish_from_name(name: str | None, has_tool_calls: bool) -> str:
     return FINISH_TOOL_CALLS if has_tool_calls and common is FINISH_STOP else common
 
 
-def usage_values(metadata: types.GenerateContentResponseUsageMetadata | None) -> dict[str, Any]:
-    """The :class:`Usage` fields of a response's ``usage_metadata`` (``{}`` when it has none)."""
-    if metadata is None:
-        return {}
-    return {
-        "prompt_tokens": metadata.prompt_token_count or 0,
-        "completion_tokens": metadata.candidates_token_count or 0,
-        "total_tokens": metadata.total_token_count or 0,
-        "thinking_tokens": metadata.thoughts_token_count,
-    }
-
-
 def usage_from(metadata: types.GenerateContentResponseUsageMetadata | None) -> Usage:
+    """A response's ``usage_metadata`` as :class:`Usage` (zeros when it has none)."""
     if metadata is None:
         return Usage()
-    # Usage's own validator, as Usage(...) runs it
-    usage: Usage = _validate_usage(usage_values(metadata))
-    return usage
+    return Usage(
+        prompt_tokens=metadata.prompt_token_count or 0,
+        completion_tokens=metadata.candidates_token_count or 0,
+        total_tokens=metadata.total_token_count or 0,
+        thinking_tokens=metadata.thoughts_token_count,
+    )
 
 
 def raise_if_prompt_blocked(response: types.GenerateContentResponse) -> None:
@@ -128,6 +117,41 @@ def b64(data: bytes) -> str:
     return base64.b64encode(data).decode("ascii")
 
 
+def first_candidate(response: types.GenerateContentResponse) -> types.Candidate:
+    """The first candidate of an answer; a body without a usable one raises.
+
+    The SDK turns a ``candidates`` value that is not a list of objects (a string, an object,
+    ``[null]``) into empty candidates, so an empty first candidate means a malformed body.
+    """
+    if not response.candidates:
+        raise InvalidResponseError(
+            "Gemini's answer has no candidates (and no prompt feedback saying why): not a generateContent answer",
+            provider=PROVIDER,
+        )
+    candidate = response.candidates[0]
+    if candidate.content is None and candidate.finish_reason is None:
+        raise InvalidResponseError(
+            "Gemini's first candidate has neither content nor a finish reason "
+            "(candidates must be a list of candidate objects)",
+            provider=PROVIDER,
+        )
+    return candidate
+
+
+def check_has_output(parts_seen: bool, finish: str | None) -> None:
+    """An answer that ended normally (or at max tokens) without a single part is no answer."""
+    if parts_seen or finish in BLOCKING_FINISH_REASONS:
+        return
+    if finish == "MAX_TOKENS":
+        raise InvalidResponseError(
+            "Gemini stopped at max_output_tokens before any output: raise max_tokens", provider=PROVIDER
+        )
+    if finish in (None, "STOP", "FINISH_REASON_UNSPECIFIED"):
+        raise InvalidResponseError(
+            f"Gemini's answer finished ({finish or 'no reason'}) without any content part", provider=PROVIDER
+        )
+
+
 def first_parts(response: types.GenerateContentResponse) -> list[types.Part]:
     candidates = response.candidates or []
     content = candidates[0].content if candidates else None
@@ -141,12 +165,19 @@ def text_parts(parts: Iterable[types.Part]) -> list[tuple[str, bool]]:
 
 class PartLog:
     """Collects a model turn's parts as replay data (``gemini_parts``), thought signatures and
-    tool calls. Consecutive streamed text pieces of the same kind merge into one part."""
+    tool calls. Consecutive streamed text pieces of the same kind merge into one part (their
+    pieces are joined once, when the part is complete, not re-copied per delta)."""
 
     def __init__(self, response_id: str | None = None) -> None:
         self.response_id = response_id
-        self.parts: list[dict[str, Any]] = []
+        self._parts: list[dict[str, Any]] = []
+        self._pieces: list[str] = []  # the text of the last part while more may merge into it
         self.tool_calls: list[ToolCall] = []
+
+    @property
+    def parts(self) -> list[dict[str, Any]]:
+        self._seal()
+        return self._parts
 
     def add(self, part: types.Part, *, merge_text: bool = False) -> ToolCall | None:
         signature = b64(part.thought_signature) if part.thought_signature else None
@@ -161,29 +192,31 @@ class PartLog:
             return tool_call
         if isinstance(part.text, str):
             thought = part.thought is True
-            last = self.parts[-1] if self.parts else None
-            if (
-                merge_text
-                and last is not None
-                and "text" in last
-                and last.get("thought", False) == thought
-                and "thought_signature" not in last
-            ):
-                last["text"] += part.text
-                if signature:
-                    last["thought_signature"] = signature
+            if merge_text and self._pieces and self._parts[-1].get("thought", False) == thought:
+                self._pieces.append(part.text)
+                if signature:  # a signed part is complete: nothing merges into it any more
+                    self._seal()
+                    self._parts[-1]["thought_signature"] = signature
                 return None
             self._append({"text": part.text, **({"thought": True} if thought else {})}, signature)
+            if merge_text and not signature:
+                self._pieces = [part.text]
             return None
         if part.inline_data is not None and part.inline_data.data is not None:
             blob = {"data": b64(part.inline_data.data), "mime_type": part.inline_data.mime_type}
             self._append({"inline_data": blob}, signature)
         return None
 
+    def _seal(self) -> None:
+        if self._pieces:
+            self._parts[-1]["text"] = "".join(self._pieces)
+            self._pieces = []
+
     def _append(self, saved: dict[str, Any], signature: str | None) -> None:
+        self._seal()
         if signature:
             saved["thought_signature"] = signature
-        self.parts.append(saved)
+        self._parts.append(saved)
 
     def signatures(self) -> list[dict[str, Any]]:
         """``[{"part", "kind", "signature", "tool_call_id"?}]`` for every signed part."""
@@ -209,95 +242,38 @@ class PartLog:
 
 
 def parse_chat_response(raw: types.GenerateContentResponse, request: ChatRequest) -> CompletionResponse:
-    """A ``generate_content`` response → :class:`CompletionResponse` (SPEC §1).
-
-    The common answer (no prompt feedback, a first candidate whose parts are all plain text:
-    no thought, no thought signature, no function call) is read directly; it gives exactly what
-    the general reading (:func:`parse_chat_response_general`) gives for it.
-    """
-    candidates = raw.candidates
-    if candidates and raw.prompt_feedback is None:
-        candidate = candidates[0]
-        content = candidate.content
-        parts = content.parts if content is not None else None
-        if parts:
-            texts: list[str] = []
-            for part in parts:
-                text = part.text
-                if (
-                    type(text) is not str
-                    or part.thought is True
-                    or part.function_call is not None
-                    or part.thought_signature
-                ):
-                    break
-                texts.append(text)
-            else:
-                visible = "".join(texts)
-                # no "<" → no <think> block: extract_think_tags would return the text unchanged
-                answer, thinking = extract_think_tags(visible) if "<" in visible else (visible, None)
-                reason = enum_name(candidate.finish_reason)
-                metadata: dict[str, Any] = {
-                    "response_id": raw.response_id,
-                    "model_version": raw.model_version,
-                    "finish_reason": reason,
-                    "gemini_parts": [{"text": text} for text in texts],
-                    "thought_signatures": [],
-                }
-                return _completion(raw, request, candidate, answer, thinking, reason, None, metadata)
-    return parse_chat_response_general(raw, request)
-
-
-def parse_chat_response_general(raw: types.GenerateContentResponse, request: ChatRequest) -> CompletionResponse:
-    """:func:`parse_chat_response` for any response: thoughts, signatures, tool calls, blocks."""
+    """A ``generate_content`` response → :class:`CompletionResponse` (SPEC §1): text, thinking,
+    thought signatures, tool calls; a blocked prompt or a body that is no answer raises."""
     raise_if_prompt_blocked(raw)
-    if not raw.candidates:
-        raise InvalidResponseError("Gemini returned no candidates", provider=PROVIDER)
-    candidate = raw.candidates[0]
+    candidate = first_candidate(raw)
     parts = first_parts(raw)
+    reason = enum_name(candidate.finish_reason)
+    check_has_output(bool(parts), reason)
     content, thinking = split_text_parts(text_parts(parts))
     log = PartLog(raw.response_id)
     for part in parts:
         log.add(part)
-    reason = enum_name(candidate.finish_reason)
     metadata: dict[str, Any] = {
         "response_id": raw.response_id,
         "model_version": raw.model_version,
         "finish_reason": reason,
         **log.replay_metadata(),
     }
-    return _completion(raw, request, candidate, content, thinking, reason, log.tool_calls or None, metadata)
-
-
-def _completion(
-    raw: types.GenerateContentResponse,
-    request: ChatRequest,
-    candidate: types.Candidate,
-    content: str,
-    thinking: str | None,
-    reason: str | None,
-    tool_calls: list[ToolCall] | None,
-    metadata: dict[str, Any],
-) -> CompletionResponse:
     if candidate.finish_message:
         metadata["finish_message"] = candidate.finish_message
     if candidate.safety_ratings:
         metadata["safety_ratings"] = [r.model_dump(mode="json", exclude_none=True) for r in candidate.safety_ratings]
-    # the model's own validator, as CompletionResponse(...) runs it (one per call); the usage
-    # values are validated inside it by Usage's own schema, as Usage(...) would
-    response: CompletionResponse = _validate_completion(
-        {
-            "content": content,
-            "thinking": thinking,
-            "model": raw.model_version or request.model,
-            "provider": PROVIDER,
-            "usage": usage_values(raw.usage_metadata),
-            "finish_reason": _finish_from_name(reason, tool_calls is not None),
-            "tool_calls": tool_calls,
-            "metadata": metadata,
-        }
+    tool_calls = log.tool_calls or None
+    return CompletionResponse(
+        content=content,
+        thinking=thinking,
+        model=raw.model_version or request.model,
+        provider=PROVIDER,
+        usage=usage_from(raw.usage_metadata),
+        finish_reason=_finish_from_name(reason, tool_calls is not None),
+        tool_calls=tool_calls,
+        metadata=metadata,
     )
-    return response
 
 
 def assistant_message(response: CompletionResponse | StreamMetadata, text: str | None = None) -> ChatMessage:

@@ -95,55 +95,14 @@ def map_chat(request: ChatRequest, model: ModelInfo | None, *, strict_sampling: 
 
     ``model`` is the catalogue entry (``None`` for a model the catalogue does not know: then no
     family rule is assumed). ``request.options`` holds per-call options (see ``CHAT_OPTIONS``).
+    Optional fields are sent only when they carry a value.
     """
-    if (  # most calls: messages and a model, nothing else
-        not request.options
-        and request.temperature is None
-        and request.top_p is None
-        and not request.stop
-        and request.max_tokens is None
-        and request.thinking is None
-        and not request.tools
-        and request.tool_choice is None
-        and not request.json_mode
-    ):
-        # What _map_chat_general builds for system and plain-text user messages, in one pass
-        # (in this frame: every call maps); any other message takes the general path.
-        system: list[str] = []
-        items: list[dict[str, Any]] = []
-        for message in request.messages:
-            role = message.role
-            content = message.content
-            if role is Role.SYSTEM:
-                system.append(content if type(content) is str else message.text)
-            elif role is Role.USER and isinstance(content, str):
-                item: dict[str, Any] = {"role": "user", "content": content}
-                extra = message.__pydantic_extra__  # model_extra, without the property's call
-                if extra:
-                    item.update(extra)
-                items.append(item)
-            else:
-                break
-        else:
-            payload: dict[str, Any] = {"model": request.model, "input": items, "store": False}
-            instructions = "\n\n".join(system)
-            if instructions:
-                payload["instructions"] = instructions
-            if model is not None and model.extra.get("reasoning") is True:
-                payload["include"] = [ENCRYPTED_REASONING]
-            return payload
-    return _map_chat_general(request, model, strict_sampling=strict_sampling)
-
-
-def _map_chat_general(request: ChatRequest, model: ModelInfo | None, *, strict_sampling: bool) -> dict[str, Any]:
-    """:func:`map_chat` for any request."""
     options = request.options
-    if options:  # most calls have none: no set arithmetic then
-        check_options(options, CHAT_OPTIONS, "chat")
+    check_options(options, CHAT_OPTIONS, "chat")
     instructions, turns = split_system(request.messages)
     payload: dict[str, Any] = {
         "model": request.model,
-        "input": input_items(turns, detail=options.get("image_detail") or "auto"),
+        "input": chat_input(turns, detail=options.get("image_detail") or "auto"),
         "store": False,
     }
     if instructions:
@@ -170,14 +129,25 @@ def _map_chat_general(request: ChatRequest, model: ModelInfo | None, *, strict_s
         _json_format(payload, text, request.response_schema)
     if text:
         payload["text"] = text
-    if options:
-        _passthrough(payload, options, PASSTHROUGH_OPTIONS)
+    _passthrough(payload, options, PASSTHROUGH_OPTIONS)
     return payload
 
 
+def chat_input(turns: Sequence[ChatMessage], *, detail: str = "auto") -> str | list[dict[str, Any]]:
+    """The ``input`` of a Responses call: a conversation of one plain user text is that text.
+
+    The API documents a string ``input`` as "equivalent to a text input with the user role", so
+    ``"Hi"`` and ``[{"role": "user", "content": "Hi"}]`` mean the same; the string is what the
+    SDK's own README sends. Any other conversation becomes input items.
+    """
+    if len(turns) == 1:
+        (only,) = turns
+        if only.role is Role.USER and isinstance(only.content, str) and not only.model_extra:
+            return only.content
+    return input_items(turns, detail=detail)
+
+
 def _sampling(payload: dict[str, Any], request: ChatRequest, refuse: bool) -> None:
-    if request.temperature is None and request.top_p is None:  # most calls
-        return
     given = [name for name in ("temperature", "top_p") if getattr(request, name) is not None]
     if given and refuse:
         raise InvalidInputError(
@@ -372,7 +342,8 @@ def _json_format(payload: dict[str, Any], text: dict[str, Any], schema: Any) -> 
 
 def _mentions_json(payload: Mapping[str, Any]) -> bool:
     texts = [str(payload.get("instructions") or "")]
-    for item in payload["input"]:
+    given = payload["input"]
+    for item in [{"content": given}] if isinstance(given, str) else given:
         content = item.get("content")
         if isinstance(content, str):
             texts.append(content)

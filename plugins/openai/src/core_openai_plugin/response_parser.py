@@ -9,8 +9,7 @@ from __future__ import annotations
 import base64
 import struct
 from collections.abc import Mapping, Sequence
-from types import UnionType
-from typing import TYPE_CHECKING, Any, Union, get_args, get_origin
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
@@ -37,244 +36,37 @@ if TYPE_CHECKING:
     from openai.types.responses import Response
 
 PROVIDER = "openai"
-_MODEL_DUMP = BaseModel.model_dump
-_validate_usage = Usage.__pydantic_validator__.validate_python
-_validate_completion = CompletionResponse.__pydantic_validator__.validate_python
+#: Metadata keys of a chat answer: images of the image-generation tool (:class:`ImageResponse`),
+#: and output items no typed field holds (as the API sent them).
+IMAGES = "images"
+OUTPUT_ITEMS = "output_items"
 
 
 def dump(obj: Any) -> dict[str, Any]:
     """An SDK object as a plain JSON-ready dict (unset fields left out)."""
-    kind = _DUMP_KINDS.get(type(obj))
-    if kind is None:
-        kind = _DUMP_KINDS[type(obj)] = _dump_kind(type(obj))
-    if kind is not _GENERAL:
-        if kind is not _SERIALIZED:
-            # a model of int fields only (the usage of every call): the same dict, built directly
-            walked = _walk_ints(obj, kind)
-            if walked is not None:
-                return walked
-        # what BaseModel.model_dump runs, without its Python frame
-        dumped: dict[str, Any] = obj.__pydantic_serializer__.to_python(
-            obj, mode="json", exclude_unset=True, by_alias=True
-        )
-        return dumped
     if isinstance(obj, Mapping):
         return dict(obj)
     result: dict[str, Any] = obj.model_dump(mode="json", exclude_unset=True, by_alias=True)
     return result
 
 
-#: How :func:`dump` treats a type: ``_GENERAL`` (mappings, models with their own ``model_dump``,
-#: anything else), ``_SERIALIZED`` (a Pydantic model dumped by its serializer) or an int plan.
-_GENERAL: dict[str, Any] = {}
-_SERIALIZED: dict[str, Any] = {}
-_DUMP_KINDS: dict[type, dict[str, Any]] = {}
-
-
-def _dump_kind(cls: type) -> dict[str, Any]:
-    if issubclass(cls, Mapping) or not issubclass(cls, BaseModel) or cls.model_dump is not _MODEL_DUMP:
-        return _GENERAL
-    return _int_plan(cls) or _SERIALIZED
-
-
-def _int_plan(cls: type[BaseModel], outer: tuple[type, ...] = ()) -> dict[str, Any] | None:
-    """Field name → ``None`` (an ``int`` field) or the plan of a nested model, for a model whose
-    serializer can only turn those fields into themselves: no aliases, no exclusions, no custom
-    or annotated serializers, no computed fields, no encoders, not a root model. ``None`` when
-    ``cls`` is not such a model. :func:`_walk_ints` applies a plan."""
-    decorators = cls.__pydantic_decorators__
-    if (
-        cls.__pydantic_root_model__
-        or decorators.field_serializers
-        or decorators.model_serializers
-        or cls.model_computed_fields
-        or cls.model_config.get("json_encoders")
-    ):
-        return None
-    plan: dict[str, Any] = {}
-    for name, field in cls.model_fields.items():
-        if (
-            field.alias is not None
-            or field.serialization_alias is not None
-            or field.exclude
-            or getattr(field, "exclude_if", None) is not None
-            or field.metadata
-        ):
-            return None
-        options = [arg for arg in get_args(field.annotation) if arg is not type(None)]
-        if len(options) != 1 or get_origin(field.annotation) not in (Union, UnionType):
-            options = [field.annotation]
-        (annotation,) = options
-        if annotation is int:
-            plan[name] = None
-        elif isinstance(annotation, type) and issubclass(annotation, BaseModel) and annotation not in (cls, *outer):
-            nested = _int_plan(annotation, (cls, *outer))
-            if nested is None or annotation.model_dump is not _MODEL_DUMP or issubclass(annotation, Mapping):
-                return None
-            plan[name] = (annotation, nested)
-        else:
-            return None
-    return plan
-
-
-def _walk_ints(obj: Any, plan: dict[str, Any]) -> dict[str, Any] | None:
-    """The set fields of ``obj`` in its field order when every one is an exact ``int`` or an
-    instance of exactly the nested model of its plan, and there are no extras anywhere; ``None``
-    otherwise (then the serializer decides, and warns where it would). Nested models are walked
-    from a work list in this one frame (every call dumps a usage with two nested models)."""
-    root: dict[str, Any] = {}
-    pending: list[tuple[Any, dict[str, Any], dict[str, Any]]] = [(obj, plan, root)]
-    while pending:
-        obj, plan, result = pending.pop()
-        if obj.__pydantic_extra__:
-            return None
-        values: dict[str, Any] = obj.__dict__
-        if len(values) != len(plan):
-            return None
-        fields_set = obj.__pydantic_fields_set__
-        for name, value in values.items():
-            if name not in fields_set:
-                if name not in plan:
-                    return None
-                continue
-            if type(value) is int:
-                if plan.get(name, False) is not None:
-                    return None
-                result[name] = value
-                continue
-            nested = plan.get(name)
-            if nested is None or type(value) is not nested[0]:
-                return None
-            child: dict[str, Any] = {}
-            result[name] = child  # filled when its turn comes: the key keeps its place
-            pending.append((value, nested[1], child))
-    return root
-
-
-def usage_dump(usage: Any) -> dict[str, Any]:
-    """:func:`dump` of an SDK usage (``metadata["raw_usage"]``). The usage of almost every answer
-    (all five fields set, cached and reasoning token details, ints, no extras) is built directly:
-    every call dumps one, and the walk of :func:`dump` costs twice as much."""
-    if _SDK is None:
-        _load_sdk_types()
-    if type(usage) is _RESPONSE_USAGE and not usage.__pydantic_extra__ and len(usage.__pydantic_fields_set__) == 5:
-        values = usage.__dict__
-        prompt, output, total = values["input_tokens"], values["output_tokens"], values["total_tokens"]
-        cached_details, reasoning_details = values["input_tokens_details"], values["output_tokens_details"]
-        if (
-            type(cached_details) is _INPUT_TOKENS_DETAILS
-            and type(reasoning_details) is _OUTPUT_TOKENS_DETAILS
-            and not cached_details.__pydantic_extra__
-            and not reasoning_details.__pydantic_extra__
-            and cached_details.__pydantic_fields_set__ == _CACHED_ONLY
-            and reasoning_details.__pydantic_fields_set__ == _REASONING_ONLY
-        ):
-            cached = cached_details.__dict__["cached_tokens"]
-            reasoning = reasoning_details.__dict__["reasoning_tokens"]
-            if (
-                type(prompt) is int
-                and type(output) is int
-                and type(total) is int
-                and type(cached) is int
-                and type(reasoning) is int
-            ):
-                return {
-                    "input_tokens": prompt,
-                    "input_tokens_details": {"cached_tokens": cached},
-                    "output_tokens": output,
-                    "output_tokens_details": {"reasoning_tokens": reasoning},
-                    "total_tokens": total,
-                }
-    return dump(usage)
-
-
-_CACHED_ONLY = frozenset({"cached_tokens"})
-_REASONING_ONLY = frozenset({"reasoning_tokens"})
-
-
 def usage_from(usage: Any) -> Usage:
-    """OpenAI usage → :class:`Usage`. ``completion_tokens`` counts visible output only: OpenAI's
-    ``output_tokens`` include the reasoning tokens, which go to ``thinking_tokens``."""
+    """OpenAI usage → :class:`Usage` (Responses, Chat Completions and compatible servers).
+
+    ``completion_tokens`` counts visible output only: OpenAI's ``output_tokens`` include the
+    reasoning tokens, which go to ``thinking_tokens``.
+    """
     if usage is None:
         return Usage()
-    if _SDK is None:
-        _load_sdk_types()
-    if type(usage) is _RESPONSE_USAGE:
-        # the SDK's own usage (every call): its fields read from __dict__, as getattr reads them
-        values = usage.__dict__
-        prompt = values.get("input_tokens")
-        output = values.get("output_tokens")
-        total = values.get("total_tokens")
-        details = values.get("output_tokens_details")
-        if details is None:
-            reasoning = None
-        elif type(details) is _OUTPUT_TOKENS_DETAILS:
-            reasoning = details.__dict__.get("reasoning_tokens", _UNKNOWN)
-        else:
-            reasoning = _UNKNOWN  # anything else: the general path decides
-        if (
-            type(prompt) is int
-            and prompt  # 0 would fall back to a ``prompt_tokens`` attribute
-            and type(output) is int
-            and type(total) is int
-            and (reasoning is None or type(reasoning) is int)
-        ):
-            fast: Usage = _validate_usage(
-                {
-                    "prompt_tokens": prompt,
-                    "completion_tokens": output - (reasoning or 0),
-                    "total_tokens": total or prompt + output,
-                    "thinking_tokens": reasoning,
-                }
-            )
-            return fast
-    return _usage_general(usage)
-
-
-def _usage_general(usage: Any) -> Usage:
-    """:func:`usage_from` for any usage-like object (Responses, Chat Completions, compatible servers)."""
     prompt = int(getattr(usage, "input_tokens", None) or getattr(usage, "prompt_tokens", 0) or 0)
     output = int(getattr(usage, "output_tokens", 0) or 0)
     details = getattr(usage, "output_tokens_details", None)
     reasoning = getattr(details, "reasoning_tokens", None) if details is not None else None
     thinking = int(reasoning) if reasoning is not None else None
     total = int(getattr(usage, "total_tokens", 0) or 0) or prompt + output
-    # Usage's own validator, as Usage(...) runs it (one per call, so without BaseModel.__init__)
-    result: Usage = _validate_usage(
-        {
-            "prompt_tokens": prompt,
-            "completion_tokens": output - (thinking or 0),
-            "total_tokens": total,
-            "thinking_tokens": thinking,
-        }
+    return Usage(
+        prompt_tokens=prompt, completion_tokens=output - (thinking or 0), total_tokens=total, thinking_tokens=thinking
     )
-    return result
-
-
-#: SDK classes of the fast paths, looked up on first use (importing this module imports no SDK).
-_SDK: tuple[type, ...] | None = None
-_UNKNOWN: Any = object()
-_RESPONSE: type | None = None
-_OUTPUT_MESSAGE: type | None = None
-_OUTPUT_TEXT: type | None = None
-_RESPONSE_USAGE: type[BaseModel] | None = None
-_INPUT_TOKENS_DETAILS: type[BaseModel] | None = None
-_OUTPUT_TOKENS_DETAILS: type[BaseModel] | None = None
-
-
-def _load_sdk_types() -> None:
-    global _SDK, _RESPONSE, _OUTPUT_MESSAGE, _OUTPUT_TEXT
-    global _RESPONSE_USAGE, _INPUT_TOKENS_DETAILS, _OUTPUT_TOKENS_DETAILS
-    try:
-        from openai.types.responses import Response, ResponseOutputMessage, ResponseOutputText
-        from openai.types.responses.response_usage import InputTokensDetails, OutputTokensDetails, ResponseUsage
-    except ImportError:  # pragma: no cover - the SDK is a dependency; without it nothing is fast
-        _SDK = ()
-        return
-    _RESPONSE, _OUTPUT_MESSAGE, _OUTPUT_TEXT = Response, ResponseOutputMessage, ResponseOutputText
-    _RESPONSE_USAGE, _INPUT_TOKENS_DETAILS = ResponseUsage, InputTokensDetails
-    _OUTPUT_TOKENS_DETAILS = OutputTokensDetails
-    _SDK = (Response, ResponseOutputMessage, ResponseOutputText, ResponseUsage, InputTokensDetails, OutputTokensDetails)
 
 
 def tool_call(call_id: str, name: str, arguments: str | None) -> ToolCall:
@@ -320,100 +112,188 @@ def reasoning_texts(item: Any) -> list[str]:
     return [part.text for part in getattr(item, "content", None) or () if getattr(part, "text", "")]
 
 
-def parse_response(raw: Response, request: ChatRequest) -> CompletionResponse:
-    """A Responses API result → :class:`CompletionResponse` (text, thinking, tool calls, usage)."""
-    if _SDK is None:
-        _load_sdk_types()
-    # Most answers: a completed SDK response whose output is one message of one output_text part.
-    # Read from the objects' __dict__ in this one frame (every call parses), it becomes what
-    # _parse_general builds for it: stop, no thinking, no tool calls, no refusal.
-    values = raw.__dict__ if type(raw) is _RESPONSE else _NOT_PLAIN
-    output = values.get("output")
-    if values.get("status") == "completed" and type(output) is list and len(output) == 1:
-        message = output[0]
-        item = message.__dict__ if type(message) is _OUTPUT_MESSAGE else _NOT_PLAIN
-        content = item.get("content")
-        if item.get("type") == "message" and type(content) is list and len(content) == 1:
-            part = content[0].__dict__ if type(content[0]) is _OUTPUT_TEXT else _NOT_PLAIN
-            text = part.get("text")
-            if part.get("type") == "output_text" and type(text) is str:
-                usage = values.get("usage")
-                metadata: dict[str, Any] = {"response_id": values.get("id"), "status": "completed"}
-                if usage is not None:
-                    metadata["raw_usage"] = usage_dump(usage)
-                response: CompletionResponse = _validate_completion(
-                    {
-                        "content": text,
-                        "model": values.get("model") or request.model,
-                        "provider": PROVIDER,
-                        "usage": usage_from(usage),
-                        "finish_reason": FINISH_STOP,
-                        "tool_calls": None,
-                        "thinking": None,
-                        "metadata": metadata,
-                    }
+def generated_image(item: Any, model: str) -> ImageResponse:
+    """An ``image_generation_call`` output item (the built-in image tool) as an image."""
+    result = getattr(item, "result", None)
+    if not isinstance(result, str) or not result:
+        raise InvalidResponseError("OpenAI's image_generation_call carries no image", provider=PROVIDER)
+    try:
+        data = base64.b64decode(result, validate=True)
+    except ValueError as exc:
+        raise InvalidResponseError("OpenAI's generated image is not valid base64", provider=PROVIDER) from exc
+    fmt = getattr(item, "output_format", None) or "png"
+    details = {key: value for key, value in dump(item).items() if key not in ("result", "revised_prompt")}
+    return ImageResponse(
+        data=data,
+        mime_type=f"image/{fmt}",
+        model=model,
+        provider=PROVIDER,
+        revised_prompt=getattr(item, "revised_prompt", None),
+        metadata=details,
+    )
+
+
+def describe(value: object) -> str:
+    """What a body that is not an SDK object is, for error messages (never the whole body)."""
+    if value is None:
+        return "null"
+    if isinstance(value, str):
+        return f"text {value[:80]!r}" if value.strip() else "an empty body"
+    if isinstance(value, bool | int | float):
+        return f"the bare value {value!r}"
+    if isinstance(value, list):
+        return "a JSON array"
+    return f"a {type(value).__name__}"
+
+
+class _Output:
+    """What the output items of one answer carry, read in order."""
+
+    def __init__(self, model: str) -> None:
+        self.model = model
+        self.texts: list[str] = []
+        self.refusals: list[str] = []
+        self.thinking: list[str] = []
+        self.reasoning: list[dict[str, Any]] = []
+        self.calls: list[ToolCall] = []
+        self.images: list[ImageResponse] = []
+        self.other: list[dict[str, Any]] = []
+
+    def read(self, items: object) -> None:
+        if not isinstance(items, list):
+            raise InvalidResponseError(f"OpenAI's response output is {describe(items)}, not a list", provider=PROVIDER)
+        for index, item in enumerate(items):
+            if not isinstance(item, BaseModel | Mapping):
+                raise InvalidResponseError(
+                    f"OpenAI's output item {index} is {describe(item)}, not an object", provider=PROVIDER
                 )
-                return response
-    return _parse_general(raw, request)
+            self.add(item, index)
 
-
-_NOT_PLAIN: dict[str, Any] = {}  # stands for the __dict__ of anything but the expected SDK type
-
-
-def _parse_general(raw: Response, request: ChatRequest) -> CompletionResponse:
-    """:func:`parse_response` for any response (and any object read by attribute)."""
-    status = getattr(raw, "status", None)
-    error = getattr(raw, "error", None)
-    if status == "failed" and error is not None:
-        raise error_from_code(error.code, error.message, provider=PROVIDER)
-    texts: list[str] = []
-    refusals: list[str] = []
-    thinking: list[str] = []
-    reasoning: list[dict[str, Any]] = []
-    calls: list[ToolCall] = []
-    for item in getattr(raw, "output", None) or ():
+    def add(self, item: Any, index: int) -> None:
         kind = getattr(item, "type", None)
         if kind == "message":
-            for part in getattr(item, "content", None) or ():
-                if part.type == "output_text":
-                    texts.append(part.text)
-                elif part.type == "refusal":
-                    refusals.append(part.refusal)
+            self._message(getattr(item, "content", None), index)
         elif kind == "reasoning":
-            thinking.extend(reasoning_texts(item))
-            reasoning.append(reasoning_item(item))
+            self.thinking.extend(reasoning_texts(item))
+            self.reasoning.append(reasoning_item(item))
         elif kind == "function_call":
-            calls.append(
-                tool_call(
-                    str(getattr(item, "call_id", "")), str(getattr(item, "name", "")), getattr(item, "arguments", None)
-                )
+            name, arguments = str(getattr(item, "name", "")), getattr(item, "arguments", None)
+            self.calls.append(tool_call(str(getattr(item, "call_id", "")), name, arguments))
+        elif kind == "image_generation_call":
+            self.images.append(generated_image(item, self.model))
+        else:  # web search, file search, MCP, code interpreter …: kept as sent, never dropped
+            self.other.append(dump(item))
+
+    def _message(self, parts: object, index: int) -> None:
+        if not isinstance(parts, list):
+            raise InvalidResponseError(
+                f"OpenAI's message (output item {index}) has content {describe(parts)}, not a list of parts",
+                provider=PROVIDER,
             )
-    content = "".join(texts)
-    refused = bool(refusals) and not content
-    incomplete = getattr(raw, "incomplete_details", None)
-    reason = finish_reason(status, getattr(incomplete, "reason", None), has_calls=bool(calls), refused=refused)
-    usage = getattr(raw, "usage", None)
-    metadata: dict[str, Any] = {"response_id": getattr(raw, "id", None), "status": status}
-    if reasoning:
-        metadata[REASONING_ITEMS] = reasoning
-    if refusals:
-        metadata["refusal"] = "".join(refusals)
-    if usage is not None:
-        metadata["raw_usage"] = usage_dump(usage)
-    # the model's own validator, as CompletionResponse(...) runs it (one per call)
-    response: CompletionResponse = _validate_completion(
-        {
-            "content": content if not refused else "".join(refusals),
-            "model": getattr(raw, "model", None) or request.model,
-            "provider": PROVIDER,
-            "usage": usage_from(usage),
-            "finish_reason": reason,
-            "tool_calls": calls or None,
-            "thinking": "\n\n".join(thinking) or None,
-            "metadata": metadata,
-        }
+        for part in parts:
+            kind = getattr(part, "type", None)
+            if kind == "output_text" and isinstance(getattr(part, "text", None), str):
+                self.texts.append(part.text)
+            elif kind == "refusal" and isinstance(getattr(part, "refusal", None), str):
+                self.refusals.append(part.refusal)
+            else:
+                raise InvalidResponseError(
+                    f"OpenAI's message (output item {index}) has a part that is neither output_text nor refusal: "
+                    f"{describe(part) if not isinstance(part, BaseModel) else kind!r}",
+                    provider=PROVIDER,
+                )
+
+    @property
+    def answered(self) -> bool:
+        """Whether the output carries anything a caller can use."""
+        return bool("".join(self.texts) or self.refusals or self.calls or self.images)
+
+    def metadata(self) -> dict[str, Any]:
+        extra: dict[str, Any] = {}
+        if self.reasoning:
+            extra[REASONING_ITEMS] = self.reasoning
+        if self.refusals:
+            extra["refusal"] = "".join(self.refusals)
+        if self.images:
+            extra[IMAGES] = self.images
+        if self.other:
+            extra[OUTPUT_ITEMS] = self.other
+        return extra
+
+
+def check_status(raw: Any, *, answered: bool) -> str:
+    """The status of a finished answer; anything that is not a usable answer raises.
+
+    ``completed`` answers; ``incomplete`` answers only when it carries output (the API cut it
+    at ``max_output_tokens`` or by its content filter: ``length`` / ``content_filter``);
+    ``failed`` raises its error; ``in_progress``, ``queued`` and the rest are not answers.
+    """
+    status = getattr(raw, "status", None)
+    if status == "failed":
+        error = getattr(raw, "error", None)
+        if error is None:
+            raise InvalidResponseError("OpenAI's response failed without saying why", provider=PROVIDER)
+        raise error_from_code(getattr(error, "code", None), str(getattr(error, "message", "")), provider=PROVIDER)
+    reason = getattr(getattr(raw, "incomplete_details", None), "reason", None)
+    if status == "incomplete":
+        if reason not in (None, "max_output_tokens", "content_filter"):
+            raise InvalidResponseError(f"OpenAI's response is incomplete ({reason})", provider=PROVIDER)
+        if not answered:
+            hint = ": raise max_tokens" if reason != "content_filter" else ""
+            raise InvalidResponseError(
+                f"OpenAI's response is incomplete ({reason or 'max_output_tokens'}) before any output{hint}",
+                provider=PROVIDER,
+            )
+        return str(status)
+    if status != "completed":
+        shown = repr(status) if isinstance(status, str) else "missing"
+        raise InvalidResponseError(
+            f"OpenAI's response status is {shown}, not completed (not a finished answer)", provider=PROVIDER
+        )
+    if not answered:
+        raise InvalidResponseError(
+            "OpenAI's completed response carries no text, tool call, refusal or image", provider=PROVIDER
+        )
+    return str(status)
+
+
+def parse_response(raw: Response, request: ChatRequest) -> CompletionResponse:
+    """A Responses API result → :class:`CompletionResponse` (text, thinking, tool calls, usage).
+
+    The SDK hands over whatever a 200 carried (a ``str`` for a non-JSON body, ``None`` for
+    ``null``, an unvalidated object otherwise): anything that is not a finished answer raises
+    :class:`InvalidResponseError` naming what was wrong.
+    """
+    if not isinstance(raw, BaseModel):
+        raise InvalidResponseError(
+            f"OpenAI answered with {describe(raw)} instead of a response object", provider=PROVIDER
+        )
+    model = getattr(raw, "model", None) or request.model
+    output = _Output(model)
+    output.read(getattr(raw, "output", None))
+    status = check_status(raw, answered=output.answered)
+    content = "".join(output.texts)
+    refused = bool(output.refusals) and not content
+    reason = finish_reason(
+        status,
+        getattr(getattr(raw, "incomplete_details", None), "reason", None),
+        has_calls=bool(output.calls),
+        refused=refused,
     )
-    return response
+    usage = getattr(raw, "usage", None)
+    metadata: dict[str, Any] = {"response_id": getattr(raw, "id", None), "status": status, **output.metadata()}
+    if usage is not None:
+        metadata["raw_usage"] = dump(usage)
+    return CompletionResponse(
+        content=content if not refused else "".join(output.refusals),
+        model=model,
+        provider=PROVIDER,
+        usage=usage_from(usage),
+        finish_reason=reason,
+        tool_calls=output.calls or None,
+        thinking="\n\n".join(output.thinking) or None,
+        metadata=metadata,
+    )
 
 
 # --- Embeddings ------------------------------------------------------------------------------

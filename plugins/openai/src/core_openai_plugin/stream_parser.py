@@ -16,11 +16,25 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from pydantic import BaseModel
+
 from core_openai_plugin.errors import error_from_code
 from core_openai_plugin.request_mapper import REASONING_ITEMS
-from core_openai_plugin.response_parser import finish_reason, reasoning_item, tool_call, usage_dump, usage_from
-from llm_core.errors import LLMError, ProviderConnectionError
+from core_openai_plugin.response_parser import (
+    IMAGES,
+    OUTPUT_ITEMS,
+    check_status,
+    describe,
+    dump,
+    finish_reason,
+    generated_image,
+    reasoning_item,
+    tool_call,
+    usage_from,
+)
+from llm_core.errors import InvalidResponseError, LLMError, ProviderConnectionError
 from llm_core.requests import ChatRequest
+from llm_core.responses import ImageResponse
 from llm_core.streaming import CallContext, StreamEvent, StreamMetadata, TokenType
 from llm_core.tools import ToolCall
 
@@ -51,28 +65,28 @@ class ResponsesStreamParser:
         self._thought = False
         self._refusal: list[str] = []
         self._text = False
+        self._images: list[ImageResponse] = []
+        self._other: list[dict[str, Any]] = []
         self._final: Any = None
 
     # -- feeding --------------------------------------------------------------------------
 
     def feed(self, chunk: Any) -> Sequence[StreamEvent]:
-        try:  # getattr(chunk, "type", None) without the builtin call
-            kind: Any = chunk.type
-        except AttributeError:
-            kind = None
-        if kind == "response.output_text.delta":  # nearly every event: checked first, handled inline
-            delta = chunk.delta
-            if delta:
-                self._text = True
-                return (_token(delta, self._response_tokens),)
-            return ()
-        try:
-            handler = _HANDLERS.get(kind)
-        except TypeError:  # an unhashable ``type``: no event we know
-            return ()
+        kind = getattr(chunk, "type", None)
+        if not isinstance(kind, str):  # the SDK passes on any JSON an event's data held
+            shown = describe(chunk) if not isinstance(chunk, BaseModel) else "an object without a type"
+            raise InvalidResponseError(f"OpenAI sent a stream event that is {shown}", provider=PROVIDER)
+        handler = _HANDLERS.get(kind)
         if handler is None:  # created, in_progress, content parts, text done, …: nothing to do
             return ()
         return handler(self, chunk)
+
+    def _text_delta(self, chunk: Any) -> Sequence[StreamEvent]:
+        delta = chunk.delta
+        if not delta:
+            return ()
+        self._text = True
+        return (StreamEvent.token(delta, self._response_tokens),)
 
     def _thinking(self, chunk: Any) -> Sequence[StreamEvent]:
         if not chunk.delta:
@@ -85,7 +99,7 @@ class ResponsesStreamParser:
         self._thought = True
         if self._thinking_tokens is None:
             self._thinking_tokens = TokenType.for_chunk(thinking=True, context=self._context)
-        return (_token(text, self._thinking_tokens),)
+        return (StreamEvent.token(text, self._thinking_tokens),)
 
     def _on_refusal(self, chunk: Any) -> Sequence[StreamEvent]:
         self._refusal.append(chunk.delta)
@@ -138,6 +152,10 @@ class ResponsesStreamParser:
         elif kind == "reasoning":
             # the done item carries the complete encrypted content (the added one may not)
             self._reasoning.append(reasoning_item(item))
+        elif kind == "image_generation_call":
+            self._images.append(generated_image(item, getattr(item, "model", None) or self._model))
+        elif kind != "message" and item is not None:  # kept as sent, never dropped (as in a call)
+            self._other.append(dump(item))
 
     @staticmethod
     def _failure(response: Any) -> LLMError:
@@ -157,6 +175,7 @@ class ResponsesStreamParser:
         if final is None:
             raise ProviderConnectionError("the OpenAI stream ended before response.completed", provider=PROVIDER)
         calls = self.tool_calls()
+        status = check_status(final, answered=bool(self._text or self._refusal or calls or self._images))
         usage = usage_from(getattr(final, "usage", None))
         incomplete = getattr(final, "incomplete_details", None)
         refused = bool(self._refusal) and not self._text
@@ -165,13 +184,17 @@ class ResponsesStreamParser:
             extra[REASONING_ITEMS] = self._reasoning
         if self._refusal:
             extra["refusal"] = "".join(self._refusal)
-        raw_usage = usage_dump(final.usage) if getattr(final, "usage", None) is not None else None
+        if self._images:
+            extra[IMAGES] = self._images
+        if self._other:
+            extra[OUTPUT_ITEMS] = self._other
+        raw_usage = dump(final.usage) if getattr(final, "usage", None) is not None else None
         return StreamMetadata(
             input_tokens=usage.prompt_tokens if raw_usage else None,
             output_tokens=usage.completion_tokens if raw_usage else None,
             thinking_tokens=usage.thinking_tokens,
             stop_reason=finish_reason(
-                getattr(final, "status", None),
+                status,
                 getattr(incomplete, "reason", None),
                 has_calls=bool(calls),
                 refused=refused,
@@ -184,10 +207,10 @@ class ResponsesStreamParser:
         )
 
 
-_token = StreamEvent.token
 #: What :meth:`ResponsesStreamParser.feed` does with each event type other than a text delta;
 #: types not listed carry nothing we report.
 _HANDLERS: dict[str, Callable[[ResponsesStreamParser, Any], Sequence[StreamEvent]]] = {
+    "response.output_text.delta": ResponsesStreamParser._text_delta,
     "response.reasoning_summary_text.delta": ResponsesStreamParser._thinking,
     "response.reasoning_text.delta": ResponsesStreamParser._thinking,
     "response.refusal.delta": ResponsesStreamParser._on_refusal,
