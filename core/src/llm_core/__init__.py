@@ -25,7 +25,14 @@ _EXPORTS: dict[str, str] = {
     "get_registry": "llm_core.registry",
     "reset_registry": "llm_core.registry",
     "Router": "llm_core.routing",
-    "FallbackExhaustedError": "llm_core.routing",
+    "FallbackExhaustedError": "llm_core.errors",
+    # conversations
+    "Conversation": "llm_core.conversation",
+    "AsyncConversation": "llm_core.conversation",
+    "ConversationResponse": "llm_core.conversation",
+    "ToolDecision": "llm_core.conversation",
+    "MaxStepsError": "llm_core.conversation",
+    "ToolExecutionError": "llm_core.conversation",
     "PluginError": "llm_core.discovery",
     "RetryPolicy": "llm_core.retry",
     "Secret": "llm_core.config",
@@ -108,6 +115,7 @@ _EXPORTS: dict[str, str] = {
 #: Literal, so that type checkers see what ``from llm_core import ...`` may import (kept equal to
 #: the keys of ``_EXPORTS``).
 __all__ = [
+    "AsyncConversation",
     "AsyncProvider",
     "AuthenticationError",
     "BaseProvider",
@@ -121,6 +129,8 @@ __all__ = [
     "ConnectionStatus",
     "ContentFilteredError",
     "ContextLengthExceededError",
+    "Conversation",
+    "ConversationResponse",
     "DecisionAnswer",
     "DecisionCapable",
     "DecisionRequest",
@@ -143,6 +153,7 @@ __all__ = [
     "InvalidRequestError",
     "InvalidResponseError",
     "LLMError",
+    "MaxStepsError",
     "ModelInfo",
     "NoMatchingProviderError",
     "NotFoundError",
@@ -175,6 +186,8 @@ __all__ = [
     "TokenType",
     "ToolCall",
     "ToolCapable",
+    "ToolDecision",
+    "ToolExecutionError",
     "ToolSpec",
     "TransientError",
     "UnknownFeatureError",
@@ -218,6 +231,14 @@ if TYPE_CHECKING:
         VisionCapable,
     )
     from llm_core.config import Secret
+    from llm_core.conversation import (
+        AsyncConversation,
+        Conversation,
+        ConversationResponse,
+        MaxStepsError,
+        ToolDecision,
+        ToolExecutionError,
+    )
     from llm_core.decisions import (
         ChoiceQuestion,
         DecisionAnswer,
@@ -234,6 +255,7 @@ if TYPE_CHECKING:
         ContentFilteredError,
         ContextLengthExceededError,
         DuplicateProviderError,
+        FallbackExhaustedError,
         InvalidDecisionResponse,
         InvalidInputError,
         InvalidRequestError,
@@ -275,7 +297,7 @@ if TYPE_CHECKING:
         VisionResponse,
     )
     from llm_core.retry import RetryPolicy
-    from llm_core.routing import FallbackExhaustedError, Router
+    from llm_core.routing import Router
     from llm_core.specs import ModelInfo, ProviderSpec
     from llm_core.streaming import CallContext, StreamEvent, StreamEventType, StreamMetadata, TokenType
     from llm_core.tools import ToolCall, ToolSpec

@@ -7,7 +7,7 @@ SDK's async client.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Mapping, Sequence
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel
 
@@ -33,6 +33,9 @@ from llm_core.responses import CompletionResponse, ConnectionStatus, EmbeddingRe
 from llm_core.streaming import StreamEvent
 from llm_core.tools import ToolSpec
 
+if TYPE_CHECKING:
+    from llm_core.conversation import AsyncConversation
+
 P = TypeVar("P", bound=BaseProvider)
 
 
@@ -52,6 +55,12 @@ class AsyncProvider:
                 f"{self._p.name} does not support {feature.value}", provider=self._p.identifier
             )
         return self._p
+
+    def conversation(self, **options: Any) -> AsyncConversation:
+        """An async conversation (``await conversation.send(...)``); see ``BaseProvider.conversation``."""
+        from llm_core.conversation import AsyncConversation, ProviderBackend
+
+        return AsyncConversation(ProviderBackend(self._p), **options)
 
     async def chat_completion(
         self, messages: Sequence[MessageLike] | str | Prompt, **options: Any

@@ -179,12 +179,22 @@ class ProviderConnectionError(TransientError):
     """The provider could not be reached (DNS, refused, reset)."""
 
 
+class FallbackExhaustedError(LLMError):
+    """Every capable provider failed; ``errors`` maps identifier → its error."""
+
+    def __init__(self, errors: dict[str, LLMError]) -> None:
+        self.errors = errors
+        detail = "; ".join(f"{k}: {v}" for k, v in errors.items())
+        super().__init__(f"all capable providers failed ({detail})")
+
+
 __all__ = [
     "AuthenticationError",
     "ConfigurationError",
     "ContentFilteredError",
     "ContextLengthExceededError",
     "DuplicateProviderError",
+    "FallbackExhaustedError",
     "InvalidDecisionResponse",
     "InvalidInputError",
     "InvalidRequestError",

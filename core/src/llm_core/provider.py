@@ -44,6 +44,7 @@ from llm_core.streaming import CallContext, StreamEvent, StreamEventType, Stream
 
 if TYPE_CHECKING:
     from llm_core.aio import AsyncProvider
+    from llm_core.conversation import Conversation
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -596,6 +597,13 @@ class BaseProvider:
     def answer(self, prompt: str | Prompt, **options: Any) -> str:
         """Same as :meth:`generate_text` (kept for dispatcher compatibility)."""
         return self.generate_text(prompt, **options)
+
+    def conversation(self, **options: Any) -> Conversation:
+        """A conversation with automatic tool calls (``system``, ``tools``, ``model``,
+        ``max_steps`` and call options; see ``docs/conversations.md``)."""
+        from llm_core.conversation import Conversation, ProviderBackend
+
+        return Conversation(ProviderBackend(self), **options)
 
     def available_models(self) -> list[str]:
         """The live model list from the provider (``models/`` prefixes stripped)."""

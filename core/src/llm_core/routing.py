@@ -22,6 +22,7 @@ from llm_core.capabilities import (
 from llm_core.decisions import DecisionResponse
 from llm_core.errors import (
     ConfigurationError,
+    FallbackExhaustedError,
     LLMError,
     PluginLoadError,
     UnsupportedFeatureError,
@@ -31,6 +32,7 @@ from llm_core.responses import CompletionResponse, EmbeddingResponse, ImageRespo
 from llm_core.streaming import StreamEvent, StreamEventType
 
 if TYPE_CHECKING:
+    from llm_core.conversation import AsyncConversation, Conversation
     from llm_core.provider import BaseProvider
     from llm_core.registry import Candidate, Registry
 
@@ -73,15 +75,6 @@ _RESPONSE_TYPES = (CompletionResponse, EmbeddingResponse, ImageResponse, Decisio
 def should_fall_back(error: LLMError) -> bool:
     """Fall back on transient failures only; a bad request would fail everywhere."""
     return error.fallback
-
-
-class FallbackExhaustedError(LLMError):
-    """Every capable provider failed; ``errors`` maps identifier → its error."""
-
-    def __init__(self, errors: dict[str, LLMError]) -> None:
-        self.errors = errors
-        detail = "; ".join(f"{k}: {v}" for k, v in errors.items())
-        super().__init__(f"all capable providers failed ({detail})")
 
 
 class Router:
@@ -209,6 +202,38 @@ class Router:
         yield StreamEvent.failure(FallbackExhaustedError(errors))
         yield StreamEvent.end()
 
+    # -- conversations: llm_core.conversation falls back per model call -------------------
+
+    def conversation(self, **options: Any) -> Conversation:
+        """A conversation whose every model call may fall back to the next capable provider
+        (see ``docs/conversations.md``)."""
+        from llm_core.conversation import Conversation, RouterBackend
+
+        return Conversation(RouterBackend(self), **options)
+
+    def fallback_providers(
+        self, features: Iterable[Feature | str] = ()
+    ) -> Iterator[tuple[str, BaseProvider | LLMError]]:
+        """``(identifier, provider)`` for each provider offering the router's features and
+        ``features``, best first, built when reached (the error in its place when it cannot be
+        built). Raises :class:`NoMatchingProviderError` at once when none fits."""
+        wanted = self.features | parse_features(features)
+        found = self.registry.candidates(*wanted, prefer=self.prefer)
+        if not found:
+            raise self.registry._no_match(wanted, None)
+        return self._built_in_turn(found)
+
+    def _built_in_turn(self, found: list[Candidate]) -> Iterator[tuple[str, BaseProvider | LLMError]]:
+        for candidate in found:
+            try:
+                yield candidate.identifier, self._provider(candidate)
+            except (ConfigurationError, PluginLoadError) as exc:
+                yield candidate.identifier, exc
+
+    def can_fall_back(self, error: LLMError) -> bool:
+        """Whether the next provider may serve after ``error`` (see ``fall_back``)."""
+        return self._can_skip(error)
+
     # -- the provider surface ---------------------------------------------------------
 
     def chat_completion(self, messages: Any, **options: Any) -> Any:
@@ -280,6 +305,12 @@ class AsyncRouter:
                 continue
             return r._answered(candidate.identifier, result, errors)
         raise FallbackExhaustedError(errors)
+
+    def conversation(self, **options: Any) -> AsyncConversation:
+        """An async conversation that falls back per model call (see ``Router.conversation``)."""
+        from llm_core.conversation import AsyncConversation, RouterBackend
+
+        return AsyncConversation(RouterBackend(self._r), **options)
 
     async def chat_completion(self, messages: Any, **options: Any) -> Any:
         return await self._call("chat_completion", lambda p: p.aio.chat_completion(messages, **options))

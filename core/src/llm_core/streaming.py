@@ -18,6 +18,9 @@ class StreamEventType(StrEnum):
     METADATA = "METADATA"
     ERROR = "ERROR"
     END = "END"
+    # between the model turns of a conversation's tool loop (llm_core.conversation)
+    TOOL_CALL = "TOOL_CALL"
+    TOOL_RESULT = "TOOL_RESULT"
 
 
 class CallContext(StrEnum):
@@ -70,7 +73,9 @@ class StreamMetadata(BaseModel):
 
 class StreamEvent(BaseModel):
     """One event of a stream. ``text``/``token_type`` for TOKEN, ``metadata`` for METADATA,
-    ``error`` for ERROR."""
+    ``error`` for ERROR. In a conversation's stream, ``tool_call`` for TOOL_CALL and TOOL_RESULT;
+    a TOOL_RESULT has the output sent to the model in ``text`` and, when the tool failed or was
+    denied, the failure in ``error``."""
 
     model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
 
@@ -79,6 +84,7 @@ class StreamEvent(BaseModel):
     token_type: TokenType | None = None
     metadata: StreamMetadata | None = None
     error: LLMError | None = None
+    tool_call: ToolCall | None = None
 
     @classmethod
     def token(cls, text: str, token_type: TokenType) -> StreamEvent:
@@ -89,8 +95,18 @@ class StreamEvent(BaseModel):
         # One per streamed delta: built as model_construct builds it, in this frame (a call to
         # unvalidated() costs a frame per delta).
         event = new_instance(StreamEvent)
-        set_values(event, {"type": _TOKEN, "text": text, "token_type": token_type, "metadata": None, "error": None})
-        set_fields_set(event, set(_EVENT_FIELDS))
+        set_values(
+            event,
+            {
+                "type": _TOKEN,
+                "text": text,
+                "token_type": token_type,
+                "metadata": None,
+                "error": None,
+                "tool_call": None,
+            },
+        )
+        set_fields_set(event, set(_TOKEN_FIELDS))
         set_extra(event, None)
         set_private(event, None)
         return event
@@ -120,5 +136,5 @@ _TOKEN_TYPES = {
     for thinking in (False, True)
 }
 _TOKEN = StreamEventType.TOKEN
-_EVENT_FIELDS = frozenset(StreamEvent.model_fields)
+_TOKEN_FIELDS = frozenset({"type", "text", "token_type", "metadata", "error"})  # as model_construct sets them
 _END = StreamEvent.model_construct(type=StreamEventType.END, text=None, token_type=None, metadata=None, error=None)

@@ -4,15 +4,20 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic.json_schema import SkipJsonSchema
 
 _TOOL_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.:-]{0,127}$")
 
 
 class ToolSpec(BaseModel):
-    """A function the model may call. ``parameters`` is a JSON schema of type object."""
+    """A function the model may call. ``parameters`` is a JSON schema of type object.
+
+    ``handler`` (optional, never serialised or sent) is the function a conversation runs when the
+    model calls the tool (see ``docs/conversations.md``)."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -20,6 +25,7 @@ class ToolSpec(BaseModel):
     description: str = ""
     parameters: dict[str, Any] = Field(default_factory=lambda: {"type": "object", "properties": {}})
     strict: bool | None = None
+    handler: SkipJsonSchema[Callable[..., Any] | None] = Field(default=None, exclude=True, repr=False)
 
     @field_validator("name")
     @classmethod

@@ -7,13 +7,17 @@
 'chat'
 
 Replies are consumed in order (thread-safe); with none left, ``default_reply`` answers, or chat
-echoes the last user text.
+echoes the last user text. A tool loop is scripted as a list of replies, e.g.
+``[FakeReply.calling(("get_weather", {"city": "Paris"})), FakeReply(content="Sunny.")]`` for
+``fake.conversation(tools=[get_weather]).send(...)``; a reply's ``metadata`` plays the replay
+data a real provider would attach (also in a stream's METADATA).
 Every request the fake received is recorded in ``requests`` (the mapped payload).
 """
 
 from __future__ import annotations
 
 import asyncio
+import itertools
 import threading
 from collections import deque
 from collections.abc import AsyncIterator, Iterable, Iterator, Sequence
@@ -39,6 +43,7 @@ from llm_core.specs import ModelInfo, ProviderSpec
 from llm_core.streaming import StreamEvent, StreamMetadata, TokenType
 from llm_core.tools import ToolCall
 
+_CALL_IDS = itertools.count(1)
 ALL_FEATURES = frozenset(Feature) - {Feature.AUDIO, Feature.TEXT_TO_SPEECH, Feature.TRANSCRIPTION}
 PNG_1X1 = bytes.fromhex(
     "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
@@ -65,6 +70,19 @@ class FakeReply:
     answers: dict[str, DecisionAnswer] | None = None
     delay: float = 0.0
     metadata: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def calling(cls, *calls: ToolCall | tuple[str, dict[str, Any]], **fields: Any) -> FakeReply:
+        """A reply in which the model calls tools (a step of a scripted tool loop): each call a
+        ``ToolCall`` or ``(name, arguments)``, whose id is then ``call_<n>`` (n counts from 1
+        over every reply built so)."""
+        built = [
+            call
+            if isinstance(call, ToolCall)
+            else ToolCall(id=f"call_{next(_CALL_IDS)}", name=call[0], arguments=call[1])
+            for call in calls
+        ]
+        return cls(tool_calls=built, **fields)
 
 
 def fake_spec(
@@ -337,4 +355,5 @@ class _FakeStreamParser:
             stop_reason=(reply.finish_reason if reply and reply.finish_reason else "stop"),
             raw_usage=usage.model_dump(),
             tool_calls=reply.tool_calls if reply else None,
+            extra=dict(reply.metadata) if reply else {},
         )

@@ -1,0 +1,257 @@
+"""Where a conversation's model calls go: one provider, or a router that falls back per call.
+
+A conversation knows providers only through the public contract below (:class:`ChatAPI`), so
+the fake provider and any third-party plugin get conversations for free; a router through the
+two methods of :class:`FallbackRouter`. Nothing here imports the provider, capability or
+routing modules (they import this package, for their ``conversation()`` methods).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
+from typing import Any, Protocol
+
+from llm_core.conversation.history import ANSWERED_BY, FALLBACK_FROM
+from llm_core.errors import FallbackExhaustedError, LLMError, UnsupportedFeatureError
+from llm_core.features import Feature
+from llm_core.messages import ChatMessage
+from llm_core.responses import CompletionResponse
+from llm_core.streaming import StreamEvent, StreamEventType
+from llm_core.tools import ToolSpec
+
+#: The history as one provider gets it (see :func:`~llm_core.conversation.history.for_provider`).
+Prepare = Callable[[str], list[ChatMessage]]
+
+
+class ChatAPI(Protocol):
+    """The part of the provider contract a conversation relies on. It also calls
+    ``chat_completion_with_tools`` when it has tools and ``stream_chat_completion`` when it
+    streams (a provider has them when it offers those features, checked when the conversation
+    is made), and the same calls of ``aio``."""
+
+    @property
+    def identifier(self) -> str: ...
+
+    @property
+    def aio(self) -> Any: ...
+
+    def supports_feature(self, feature: Feature | str, model: str | None = None) -> bool: ...
+
+    def chat_completion(self, messages: Sequence[ChatMessage], **options: Any) -> CompletionResponse: ...
+
+
+class FallbackRouter(Protocol):
+    """What a conversation needs of a router (:class:`~llm_core.routing.Router`)."""
+
+    def fallback_providers(self, features: Iterable[Feature]) -> Iterator[tuple[str, Any]]:
+        """``(identifier, provider or the LLMError that kept it from being built)`` for every
+        provider offering the router's features and ``features``, best first. Raises
+        :class:`~llm_core.errors.NoMatchingProviderError` at once when none does."""
+        ...
+
+    def can_fall_back(self, error: LLMError) -> bool: ...
+
+
+def _call(api: Any, messages: list[ChatMessage], tools: Sequence[ToolSpec], options: dict[str, Any]) -> Any:
+    """One model call (sync result, or an awaitable from ``provider.aio``)."""
+    if tools:
+        return api.chat_completion_with_tools(messages, tools, **options)
+    return api.chat_completion(messages, **options)
+
+
+def _stream(api: Any, messages: list[ChatMessage], tools: Sequence[ToolSpec], options: dict[str, Any]) -> Any:
+    return api.stream_chat_completion(messages, **({"tools": list(tools)} if tools else {}), **options)
+
+
+class ProviderBackend:
+    """Every call goes to one provider."""
+
+    def __init__(self, provider: ChatAPI) -> None:
+        self.provider = provider
+        self.name = provider.identifier
+
+    def begin_turn(self) -> None:
+        """A new ``send``: nothing to reset for one provider."""
+
+    def check(self, features: Iterable[Feature], model: str | None) -> None:
+        """Refuse, before anything is sent, a conversation the provider cannot hold."""
+        for feature in sorted(features):
+            if not self.provider.supports_feature(feature, model):
+                where = f" with model {model!r}" if model else ""
+                raise UnsupportedFeatureError(
+                    f"{self.provider.identifier} does not support {feature.value}{where}, "
+                    "which this conversation needs",
+                    provider=self.provider.identifier,
+                )
+
+    def call(
+        self, prepare: Prepare, tools: Sequence[ToolSpec], options: dict[str, Any], features: set[Feature]
+    ) -> CompletionResponse:
+        response: CompletionResponse = _call(self.provider, prepare(self.provider.identifier), tools, options)
+        return response
+
+    async def acall(
+        self, prepare: Prepare, tools: Sequence[ToolSpec], options: dict[str, Any], features: set[Feature]
+    ) -> CompletionResponse:
+        response: CompletionResponse = await _call(self.provider.aio, prepare(self.provider.identifier), tools, options)
+        return response
+
+    def stream(
+        self, prepare: Prepare, tools: Sequence[ToolSpec], options: dict[str, Any], features: set[Feature]
+    ) -> Iterator[StreamEvent]:
+        events: Iterator[StreamEvent] = _stream(self.provider, prepare(self.provider.identifier), tools, options)
+        return events
+
+    def astream(
+        self, prepare: Prepare, tools: Sequence[ToolSpec], options: dict[str, Any], features: set[Feature]
+    ) -> AsyncIterator[StreamEvent]:
+        events: AsyncIterator[StreamEvent] = _stream(
+            self.provider.aio, prepare(self.provider.identifier), tools, options
+        )
+        return events
+
+
+class RouterBackend:
+    """Each model call goes to the first capable provider that answers: on a failure retries
+    could not cure (rate limit, server error, timeout, connection) the next one is asked, with
+    the history as that provider must get it. Within one ``send`` the tool loop stays with the
+    provider that answered (a fallback continues there); the next ``send`` starts again from the
+    router's preferred order. Every response names who answered (``metadata["answered_by"]``)
+    and who failed before (``metadata["fallback_from"]``)."""
+
+    def __init__(self, router: FallbackRouter) -> None:
+        self.router = router
+        self.name = "router"
+        self._answering: str | None = None
+
+    def begin_turn(self) -> None:
+        self._answering = None
+
+    def _providers(self, features: Iterable[Feature]) -> Iterator[tuple[str, Any]]:
+        """The router's candidates, from the one that answered this turn so far (if any)."""
+        found = self.router.fallback_providers(features)
+        if self._answering is None:
+            return found
+        sticky = self._answering
+        return itertools.dropwhile(lambda item: item[0] != sticky, found)
+
+    def check(self, features: Iterable[Feature], model: str | None) -> None:
+        self.router.fallback_providers(features)  # raises when no provider offers them all
+
+    def _skip(self, identifier: str, error: LLMError, errors: dict[str, LLMError]) -> None:
+        if not self.router.can_fall_back(error):
+            raise error
+        errors[identifier] = error
+
+    def call(
+        self, prepare: Prepare, tools: Sequence[ToolSpec], options: dict[str, Any], features: set[Feature]
+    ) -> CompletionResponse:
+        errors: dict[str, LLMError] = {}
+        for identifier, provider in self._providers(features):
+            try:
+                if isinstance(provider, LLMError):
+                    raise provider
+                response: CompletionResponse = _call(provider, prepare(identifier), tools, options)
+            except LLMError as exc:
+                self._skip(identifier, exc, errors)
+                continue
+            self._answering = identifier
+            return _answered(response, identifier, errors)
+        raise FallbackExhaustedError(errors)
+
+    async def acall(
+        self, prepare: Prepare, tools: Sequence[ToolSpec], options: dict[str, Any], features: set[Feature]
+    ) -> CompletionResponse:
+        errors: dict[str, LLMError] = {}
+        for identifier, provider in self._providers(features):
+            try:
+                if isinstance(provider, LLMError):
+                    raise provider
+                response: CompletionResponse = await _call(provider.aio, prepare(identifier), tools, options)
+            except LLMError as exc:
+                self._skip(identifier, exc, errors)
+                continue
+            self._answering = identifier
+            return _answered(response, identifier, errors)
+        raise FallbackExhaustedError(errors)
+
+    def stream(
+        self, prepare: Prepare, tools: Sequence[ToolSpec], options: dict[str, Any], features: set[Feature]
+    ) -> Iterator[StreamEvent]:
+        """Falls back while no token was delivered; afterwards an ERROR ends the turn."""
+        errors: dict[str, LLMError] = {}
+        for identifier, provider in self._providers(features | {Feature.STREAMING}):
+            try:
+                if isinstance(provider, LLMError):
+                    raise provider
+                events: Iterator[StreamEvent] = _stream(provider, prepare(identifier), tools, options)
+            except LLMError as exc:
+                self._skip(identifier, exc, errors)
+                continue
+            gate = _FallbackGate(self.router, identifier, errors)
+            self._answering = identifier
+            for event in events:
+                passed = gate.pass_on(event)
+                if passed is None:
+                    break
+                yield passed
+            else:
+                return
+        yield StreamEvent.failure(FallbackExhaustedError(errors))
+        yield StreamEvent.end()
+
+    async def astream(
+        self, prepare: Prepare, tools: Sequence[ToolSpec], options: dict[str, Any], features: set[Feature]
+    ) -> AsyncIterator[StreamEvent]:
+        errors: dict[str, LLMError] = {}
+        for identifier, provider in self._providers(features | {Feature.STREAMING}):
+            try:
+                if isinstance(provider, LLMError):
+                    raise provider
+                events: AsyncIterator[StreamEvent] = _stream(provider.aio, prepare(identifier), tools, options)
+            except LLMError as exc:
+                self._skip(identifier, exc, errors)
+                continue
+            gate = _FallbackGate(self.router, identifier, errors)
+            self._answering = identifier
+            fell_back = False
+            async for event in events:
+                passed = gate.pass_on(event)
+                if passed is None:
+                    fell_back = True
+                    break
+                yield passed
+            if not fell_back:
+                return
+        yield StreamEvent.failure(FallbackExhaustedError(errors))
+        yield StreamEvent.end()
+
+
+class _FallbackGate:
+    """What a router stream passes on of one provider's events: ``None`` for a curable failure
+    before any token (the next provider is asked), METADATA with who answered."""
+
+    def __init__(self, router: FallbackRouter, identifier: str, errors: dict[str, LLMError]) -> None:
+        self.router = router
+        self.identifier = identifier
+        self.errors = errors
+        self.delivered = False
+
+    def pass_on(self, event: StreamEvent) -> StreamEvent | None:
+        if event.type is StreamEventType.TOKEN:
+            self.delivered = True
+        elif event.type is StreamEventType.ERROR and event.error is not None and not self.delivered:
+            if self.router.can_fall_back(event.error):
+                self.errors[self.identifier] = event.error
+                return None
+        elif event.type is StreamEventType.METADATA and event.metadata is not None:
+            extra = {**event.metadata.extra, ANSWERED_BY: self.identifier, FALLBACK_FROM: list(self.errors)}
+            return StreamEvent.meta(event.metadata.model_copy(update={"extra": extra}))
+        return event
+
+
+def _answered(response: CompletionResponse, identifier: str, errors: dict[str, LLMError]) -> CompletionResponse:
+    response.metadata[ANSWERED_BY] = identifier
+    response.metadata[FALLBACK_FROM] = list(errors)
+    return response

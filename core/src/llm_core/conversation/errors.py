@@ -1,0 +1,32 @@
+"""Errors of a conversation's tool loop. Each carries the conversation as it stood, so that an
+application can inspect it, save it (``to_json``) or go on with it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from llm_core.errors import LLMError
+from llm_core.tools import ToolCall
+
+
+class ConversationError(LLMError):
+    """A conversation could not go on. ``conversation`` is the conversation so far."""
+
+    def __init__(self, message: str, *, conversation: Any = None, provider: str | None = None) -> None:
+        super().__init__(message, provider=provider)
+        self.conversation = conversation
+
+
+class MaxStepsError(ConversationError):
+    """The model still asked for tools after ``max_steps`` model calls. The last calls were run
+    and their results are in the history: ``send()`` without a message goes on from there."""
+
+
+class ToolExecutionError(ConversationError):
+    """A tool failed (invalid arguments, an exception, a denial) and the conversation was told
+    to raise (``raise_tool_errors=True``) or the tool ran out of retries. The tool's own
+    exception is the ``__cause__``; ``call`` is the model's call."""
+
+    def __init__(self, message: str, *, call: ToolCall, conversation: Any = None) -> None:
+        super().__init__(message, conversation=conversation)
+        self.call = call

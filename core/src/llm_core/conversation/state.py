@@ -1,0 +1,347 @@
+"""What a conversation is, apart from how it waits: history, tools, options, usage, the
+bookkeeping of one tool-loop step, saving and resuming. :class:`Conversation` and
+:class:`AsyncConversation` (``conversation.py``) add the sync and async calls on top."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field, ValidationError
+
+from llm_core.conversation.errors import MaxStepsError, ToolExecutionError
+from llm_core.conversation.history import (
+    UserInput,
+    add_usage,
+    assistant_turn,
+    for_provider,
+    needed_features,
+    unanswered_calls,
+    user_turn,
+)
+from llm_core.conversation.tools import (
+    Tool,
+    ToolArgumentsError,
+    ToolLike,
+    build_tools,
+    error_output,
+    tool_output,
+    validation_summary,
+)
+from llm_core.errors import InvalidInputError, InvalidResponseError
+from llm_core.features import Feature
+from llm_core.messages import ChatMessage, Role
+from llm_core.responses import CompletionResponse, Usage
+from llm_core.streaming import StreamEvent, StreamEventType
+from llm_core.tools import ToolCall, ToolSpec
+
+#: The name of the tool that carries a structured answer (``send(..., output=Model)``).
+OUTPUT_TOOL = "final_result"
+SAVE_FORMAT = "llm-core.conversation/1"
+
+
+class ConversationResponse(CompletionResponse):
+    """The answer of :meth:`Conversation.send`: the last model call's response, plus ``output``
+    (the structured answer when ``output=`` was given) and ``steps`` (every model call of this
+    send, each naming the provider that answered it)."""
+
+    output: Any = None
+    steps: list[CompletionResponse] = Field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class ToolDecision:
+    """What ``before_tool_call`` decides: run the call, deny it (the model is told), or run it
+    with other arguments. The hook may also return ``True``/``None`` (allow), ``False`` (deny)
+    or a dict (the arguments to use)."""
+
+    action: Literal["allow", "deny", "replace"]
+    reason: str = ""
+    arguments: dict[str, Any] | None = None
+
+    @classmethod
+    def allow(cls) -> ToolDecision:
+        return cls("allow")
+
+    @classmethod
+    def deny(cls, reason: str = "") -> ToolDecision:
+        return cls("deny", reason=reason)
+
+    @classmethod
+    def replace(cls, arguments: Mapping[str, Any]) -> ToolDecision:
+        return cls("replace", arguments=dict(arguments))
+
+
+def as_decision(value: Any) -> ToolDecision:
+    if value is None or value is True:
+        return ToolDecision.allow()
+    if value is False:
+        return ToolDecision.deny()
+    if isinstance(value, ToolDecision):
+        return value
+    if isinstance(value, Mapping):
+        return ToolDecision.replace(value)
+    raise InvalidInputError(
+        f"before_tool_call returned {type(value).__name__}: return a ToolDecision, True/False/None or a dict"
+    )
+
+
+@dataclass
+class ToolRun:
+    """One call, ready to run (``kwargs``) or already answered (``output``, with ``error``)."""
+
+    call: ToolCall
+    tool: Tool | None = None
+    kwargs: dict[str, Any] | None = None
+    output: str | None = None
+    error: BaseException | None = None
+
+
+class ConversationState:
+    """The shared part of :class:`Conversation` and :class:`AsyncConversation`."""
+
+    def __init__(
+        self,
+        backend: Any,
+        *,
+        system: str | None = None,
+        tools: Sequence[ToolLike] = (),
+        model: str | None = None,
+        max_steps: int = 10,
+        tool_retries: int = 2,
+        raise_tool_errors: bool = False,
+        before_tool_call: Callable[[ToolCall], Any] | None = None,
+        messages: Sequence[ChatMessage] = (),
+        usage: Usage | None = None,
+        **call_options: Any,
+    ) -> None:
+        if not isinstance(max_steps, int) or max_steps < 1:
+            raise InvalidInputError(f"max_steps must be a positive integer, got {max_steps!r}")
+        if not isinstance(tool_retries, int) or tool_retries < 0:
+            raise InvalidInputError(f"tool_retries must be 0 or more, got {tool_retries!r}")
+        if before_tool_call is not None and not callable(before_tool_call):
+            raise InvalidInputError("before_tool_call must be a function of the tool call")
+        for reserved in ("tools", "messages", "tool_choice"):
+            if reserved in call_options:
+                raise InvalidInputError(f"{reserved}= is not a call option of a conversation")
+        self._backend = backend
+        self.tools: dict[str, Tool] = build_tools(tools)
+        if OUTPUT_TOOL in self.tools:
+            raise InvalidInputError(f"tools: the name {OUTPUT_TOOL!r} is reserved for structured answers")
+        self.system = system
+        self.model = model
+        self.max_steps = max_steps
+        self.tool_retries = tool_retries
+        self.raise_tool_errors = raise_tool_errors
+        self.before_tool_call = before_tool_call
+        self.options: dict[str, Any] = dict(call_options)
+        self._messages: list[ChatMessage] = list(messages)
+        if system and not (self._messages and self._messages[0].role is Role.SYSTEM):
+            self._messages.insert(0, ChatMessage.system(system))
+        self.usage: Usage = usage or Usage()
+        self.responses: list[CompletionResponse] = []
+        self._failures: dict[str, int] = {}
+        backend.check(self.features(), model)
+
+    # -- what the application reads -------------------------------------------------------
+
+    @property
+    def messages(self) -> list[ChatMessage]:
+        """The full history (system, user, assistant with replay data, tool results)."""
+        return list(self._messages)
+
+    @property
+    def pending_calls(self) -> list[ToolCall]:
+        """Tool calls of the last model turn that have no result yet."""
+        return unanswered_calls(self._messages)
+
+    def add_tool_result(self, call_id: str, output: Any) -> None:
+        """Answer a pending call yourself (a ToolSpec without handler); then ``send()``."""
+        call = next((c for c in self.pending_calls if c.id == call_id), None)
+        if call is None:
+            raise InvalidInputError(f"no pending tool call has the id {call_id!r}")
+        self._messages.append(ChatMessage.tool(call.id, tool_output(output), name=call.name))
+
+    def features(self) -> set[Feature]:
+        return needed_features(self._messages, tools=bool(self.tools), options=self.options)
+
+    # -- one send: the user turn, the request of each step ----------------------------------
+
+    def _begin(self, message: UserInput | None) -> None:
+        pending = self.pending_calls
+        if message is None:
+            if not pending and (not self._messages or self._messages[-1].role is Role.ASSISTANT):
+                raise InvalidInputError("send() without a message continues a tool loop: there is nothing to continue")
+        else:
+            if pending:
+                raise InvalidInputError(
+                    f"the model's tool calls {[c.id for c in pending]} are unanswered: send() without a message "
+                    "runs them (add_tool_result answers one yourself)"
+                )
+            self._messages.append(user_turn(message))
+        self._failures = {}
+        self._backend.begin_turn()
+
+    def _request(self, output: type[BaseModel] | None) -> tuple[list[ToolSpec], dict[str, Any]]:
+        specs = [tool.spec for tool in self.tools.values()]
+        options = dict(self.options)
+        if self.model is not None:
+            options["model"] = self.model
+        if output is not None:
+            specs.append(output_spec(output))
+            options["tool_choice"] = "required"
+        return specs, options
+
+    def _prepare(self, identifier: str) -> list[ChatMessage]:
+        return for_provider(self._messages, identifier)
+
+    def _record(self, response: CompletionResponse) -> list[ToolCall]:
+        """Put a model turn into the history; its tool calls (to run)."""
+        self._messages.append(assistant_turn(response))
+        self.responses.append(response)
+        self.usage = add_usage(self.usage, response.usage)
+        return list(response.tool_calls or ())
+
+    def _too_many_steps(self, calls: list[ToolCall]) -> MaxStepsError:
+        names = ", ".join(sorted({c.name for c in calls}))
+        return MaxStepsError(
+            f"the model still calls tools ({names}) after max_steps={self.max_steps} model calls", conversation=self
+        )
+
+    def _final(
+        self, response: CompletionResponse, steps: list[CompletionResponse], output: type[BaseModel] | None
+    ) -> ConversationResponse:
+        value = None
+        if output is not None:
+            value = self._output_value(response, output)
+        return ConversationResponse(**dict(response), output=value, steps=steps)
+
+    def _output_value(self, response: CompletionResponse, output: type[BaseModel]) -> BaseModel:
+        for call in response.tool_calls or ():
+            if call.name == OUTPUT_TOOL:
+                return output.model_validate(call.arguments)  # validated when it ran
+        try:
+            return output.model_validate_json(response.content)
+        except ValidationError as exc:
+            raise InvalidResponseError(
+                f"the model answered without calling {OUTPUT_TOOL}, and its text is no {output.__name__}",
+                provider=response.provider,
+            ) from exc
+
+    # -- running the calls of a step ------------------------------------------------------------
+
+    def _plan(self, call: ToolCall, decision: ToolDecision, output: type[BaseModel] | None) -> ToolRun:
+        """Check one call (name, decision, arguments) before anything runs."""
+        if call.name == OUTPUT_TOOL and output is not None:
+            try:
+                output.model_validate(call.arguments)
+            except ValidationError as exc:
+                return ToolRun(
+                    call, output=error_output(f"invalid {OUTPUT_TOOL}: {validation_summary(exc)}"), error=exc
+                )
+            return ToolRun(call, output="Final result received.")
+        tool = self.tools.get(call.name)
+        if tool is None:
+            known = ", ".join(self.tools) or "none"
+            error = ToolArgumentsError(f"there is no tool named {call.name!r} (tools: {known})")
+            return ToolRun(call, output=error_output(str(error)), error=error)
+        if decision.action == "deny":
+            reason = f"the call was denied{': ' + decision.reason if decision.reason else ''}"
+            return ToolRun(call, tool, output=error_output(reason), error=PermissionError(reason))
+        if decision.action == "replace":
+            call = call.model_copy(update={"arguments": dict(decision.arguments or {})})
+        if tool.handler is None:
+            return ToolRun(call, tool)
+        try:
+            return ToolRun(call, tool, kwargs=tool.bind(call))
+        except ToolArgumentsError as exc:
+            return ToolRun(call, tool, output=error_output(f"invalid arguments: {exc}"), error=exc)
+
+    def _finished(self, run: ToolRun, value: Any = None, error: BaseException | None = None) -> ToolRun:
+        if error is not None:
+            run.output, run.error = error_output(f"{type(error).__name__}: {error}"), error
+        else:
+            run.output = tool_output(value)
+        return run
+
+    def _settle(self, runs: list[ToolRun]) -> list[StreamEvent]:
+        """Results into the history in call order; failures counted (or raised)."""
+        events = []
+        for run in runs:
+            if run.output is None:  # a ToolSpec without handler: the application answers it
+                continue
+            failure = None
+            if run.error is not None and not isinstance(run.error, PermissionError):
+                name = run.call.name
+                self._failures[name] = self._failures.get(name, 0) + 1
+                if self.raise_tool_errors or self._failures[name] > self.tool_retries:
+                    why = "failed" if self.raise_tool_errors else f"failed {self._failures[name]} times"
+                    raise ToolExecutionError(
+                        f"tool {name!r} {why}: {run.error}", call=run.call, conversation=self
+                    ) from run.error
+            if run.error is not None:
+                failure = ToolExecutionError(f"tool {run.call.name!r}: {run.error}", call=run.call)
+            self._messages.append(ChatMessage.tool(run.call.id, run.output, name=run.call.name))
+            events.append(
+                StreamEvent.model_construct(
+                    type=StreamEventType.TOOL_RESULT, text=run.output, tool_call=run.call, error=failure
+                )
+            )
+        return events
+
+    # -- saving ---------------------------------------------------------------------------------
+
+    def to_json(self) -> str:
+        """The conversation as JSON (history with replay data, usage, settings); tools are
+        functions and are given again to :meth:`from_json`."""
+        try:
+            options = json.loads(json.dumps(self.options))
+        except TypeError as exc:
+            raise InvalidInputError(f"a call option cannot be saved as JSON: {exc}") from None
+        return json.dumps(
+            {
+                "format": SAVE_FORMAT,
+                "system": self.system,
+                "model": self.model,
+                "max_steps": self.max_steps,
+                "options": options,
+                "tools": list(self.tools),
+                "usage": self.usage.model_dump(mode="json"),
+                "messages": [m.model_dump(mode="json", exclude_defaults=True) for m in self._messages],
+            },
+            ensure_ascii=False,
+        )
+
+
+def saved_settings(data: str | bytes | Mapping[str, Any]) -> dict[str, Any]:
+    """The constructor arguments of a saved conversation (see :meth:`ConversationState.to_json`)."""
+    try:
+        saved = json.loads(data) if isinstance(data, str | bytes) else dict(data)
+        if saved.get("format") != SAVE_FORMAT:
+            raise ValueError(f"not a saved conversation (format {saved.get('format')!r})")
+        messages = [ChatMessage.model_validate(m) for m in saved["messages"]]
+        usage = Usage.model_validate(saved.get("usage") or {})
+    except (ValueError, KeyError, TypeError, ValidationError) as exc:
+        raise InvalidInputError(f"from_json: {exc}") from None
+    return {
+        "system": saved.get("system"),
+        "model": saved.get("model"),
+        "max_steps": saved.get("max_steps", 10),
+        "messages": messages,
+        "usage": usage,
+        **(saved.get("options") or {}),
+    }
+
+
+def output_spec(output: type[BaseModel]) -> ToolSpec:
+    if not (isinstance(output, type) and issubclass(output, BaseModel)):
+        raise InvalidInputError("output must be a Pydantic model class")
+    schema = output.model_json_schema()
+    schema.pop("title", None)
+    return ToolSpec(name=OUTPUT_TOOL, description=f"Give the final answer as {output.__name__}.", parameters=schema)
+
+
+def tool_call_event(call: ToolCall) -> StreamEvent:
+    return StreamEvent.model_construct(type=StreamEventType.TOOL_CALL, tool_call=call)
