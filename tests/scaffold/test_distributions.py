@@ -1,0 +1,112 @@
+"""The three distributions are what a package index accepts: a real README as the long
+description (absolute links only, so they work on PyPI), the LICENSE in wheel and sdist,
+classifiers, project URLs, authors and keywords; and every lower bound is the pin of the
+lowest-versions CI job (constraints/lowest.txt)."""
+
+from __future__ import annotations
+
+import email
+import re
+import subprocess
+import sys
+import tarfile
+import zipfile
+from email.message import Message
+from pathlib import Path
+
+import pytest
+from packaging.requirements import Requirement
+
+ROOT = Path(__file__).resolve().parents[2]
+PROJECTS = {
+    "llm-core": ROOT / "core",
+    "core-gemini-plugin": ROOT / "plugins/gemini",
+    "core-openai-plugin": ROOT / "plugins/openai",
+}
+
+
+def _build(project: Path, target: str, out: Path) -> Path:
+    subprocess.run(
+        [sys.executable, "-m", "hatchling", "build", "-t", target, "-d", str(out)],
+        cwd=project,
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    [built] = [p for p in out.iterdir() if p.name.endswith(".whl" if target == "wheel" else ".tar.gz")]
+    return built
+
+
+@pytest.fixture(scope="module", params=sorted(PROJECTS))
+def built(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path, Path]:
+    name = request.param
+    out = tmp_path_factory.mktemp(name)
+    return name, _build(PROJECTS[name], "wheel", out / "wheel"), _build(PROJECTS[name], "sdist", out / "sdist")
+
+
+def _metadata(wheel: Path) -> Message:
+    with zipfile.ZipFile(wheel) as archive:
+        [path] = [n for n in archive.namelist() if n.endswith(".dist-info/METADATA")]
+        return email.message_from_string(archive.read(path).decode())
+
+
+def test_wheel_and_sdist_carry_the_license(built: tuple[str, Path, Path]) -> None:
+    _, wheel, sdist = built
+    with zipfile.ZipFile(wheel) as archive:
+        licenses = [n for n in archive.namelist() if n.endswith(".dist-info/licenses/LICENSE")]
+        assert licenses and b"MIT License" in archive.read(licenses[0])
+    with tarfile.open(sdist) as archive:
+        names = archive.getnames()
+    assert any(n.endswith("/LICENSE") for n in names) and any(n.endswith("/README.md") for n in names)
+
+
+def test_metadata_is_complete(built: tuple[str, Path, Path]) -> None:
+    name, wheel, _ = built
+    meta = _metadata(wheel)
+    assert meta["Name"] == name
+    assert meta["License-Expression"] == "MIT"
+    assert "llm-core authors" in meta["Author-email"]
+    assert meta["Keywords"] and "llm" in meta["Keywords"].split(",")
+    classifiers = meta.get_all("Classifier") or []
+    assert "Programming Language :: Python :: 3.11" in classifiers and "Typing :: Typed" in classifiers
+    urls = dict(u.split(", ", 1) for u in meta.get_all("Project-URL") or [])
+    assert {"Homepage", "Documentation", "Source", "Issues"} <= set(urls)
+    assert all(u.startswith("https://") for u in urls.values())
+
+
+def test_long_description_is_a_real_readme_with_absolute_links(built: tuple[str, Path, Path]) -> None:
+    name, wheel, _ = built
+    meta = _metadata(wheel)
+    assert meta["Description-Content-Type"] == "text/markdown"
+    readme = meta.get_payload()
+    assert isinstance(readme, str)
+    assert readme.startswith(f"# {name}\n") and "\\n" not in readme
+    assert len(readme.splitlines()) > 20 and "pip install" in readme
+    links = re.findall(r"\]\(([^)]+)\)", readme)
+    assert all(link.startswith("https://") for link in links), links
+
+
+def test_lower_bounds_are_the_tested_lowest_pins() -> None:
+    import tomllib
+
+    pins = {}
+    for line in (ROOT / "constraints/lowest.txt").read_text().splitlines():
+        if "==" in line and not line.startswith("#"):
+            package, version = line.split("==")
+            pins[package.strip()] = version.strip()
+    bounds = {}
+    for project in PROJECTS.values():
+        data = tomllib.loads((project / "pyproject.toml").read_text())["project"]
+        requirements = list(data["dependencies"])
+        for extra in data.get("optional-dependencies", {}).values():
+            requirements += extra
+        for raw in requirements:
+            requirement = Requirement(raw)
+            if requirement.name in PROJECTS:
+                continue
+            [spec] = list(requirement.specifier)
+            assert spec.operator == ">=", raw
+            bounds[requirement.name] = spec.version
+    assert {"pydantic", "pluggy", "tenacity", "google-genai", "openai"} <= set(bounds)
+    assert bounds == pins
