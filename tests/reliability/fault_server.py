@@ -18,6 +18,7 @@ import json
 import socket
 import struct
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -209,6 +210,62 @@ def sse(events: Sequence[str], *, cut_after: int | None = None, content_type: st
     return chunks(blocks, content_type=content_type)
 
 
+def redirect(status: int, location: str) -> Behaviour:
+    """A redirect (3xx) to ``location``, as a hostile or misconfigured upstream might send."""
+    return respond(status, b"", headers={"Location": location})
+
+
+def paced(
+    pieces: Sequence[bytes],
+    interval: float,
+    *,
+    content_type: str = "text/event-stream",
+    headers: Mapping[str, str] | None = None,
+) -> Behaviour:
+    """A chunked body, one piece every ``interval`` seconds (a trickle, or a slow stream). The
+    server stops at the first write the client no longer reads and records the time in
+    :attr:`FaultServer.disconnects`. Bounded: it gives up after :data:`MAX_WAIT` seconds."""
+    parts = list(pieces)
+
+    def act(handler: _Handler, request: Request) -> None:
+        handler.head(200, {"Content-Type": content_type, "Transfer-Encoding": "chunked", **(headers or {})})
+        give_up = time.monotonic() + MAX_WAIT
+        try:
+            for piece in parts:
+                handler.chunk(piece)
+                if handler.server.owner._stopping.is_set() or time.monotonic() > give_up:
+                    return
+                handler.wait(interval)
+            handler.end_chunks()
+        except OSError:
+            handler.server.owner.note_disconnect()
+            raise
+
+    return act
+
+
+def trickle(status: int, body: bytes | str, interval: float, *, content_type: str = "application/json") -> Behaviour:
+    """``Content-Length`` for the whole body, then one byte every ``interval`` seconds (for at
+    most :data:`MAX_WAIT` seconds)."""
+    data = body.encode() if isinstance(body, str) else body
+
+    def act(handler: _Handler, request: Request) -> None:
+        handler.head(status, {"Content-Type": content_type, "Content-Length": str(len(data))})
+        give_up = time.monotonic() + MAX_WAIT
+        try:
+            for index in range(len(data)):
+                handler.wfile.write(data[index : index + 1])
+                handler.wfile.flush()
+                if handler.server.owner._stopping.is_set() or time.monotonic() > give_up:
+                    return
+                handler.wait(interval)
+        except OSError:
+            handler.server.owner.note_disconnect()
+            raise
+
+    return act
+
+
 # -- the server ----------------------------------------------------------------------------
 
 
@@ -220,6 +277,8 @@ class FaultServer:
     requests: list[Request] = field(default_factory=list)
 
     def __post_init__(self) -> None:
+        #: ``time.monotonic()`` of each write that found the client gone (``paced``, ``trickle``).
+        self.disconnects: list[float] = []
         self._queue: deque[Behaviour] = deque()
         self._lock = threading.Lock()
         self._stopping = threading.Event()
@@ -285,6 +344,10 @@ class FaultServer:
             return self.fallback(request)
         return json_response(404, {"error": {"code": 404, "message": f"no route for {request.path}"}})
 
+    def note_disconnect(self) -> None:
+        with self._lock:
+            self.disconnects.append(time.monotonic())
+
     @property
     def count(self) -> int:
         with self._lock:
@@ -294,6 +357,7 @@ class FaultServer:
         with self._lock:
             self.requests.clear()
             self._queue.clear()
+            self.disconnects.clear()
 
 
 def closed_port_url() -> str:

@@ -5,11 +5,14 @@ the pure functions of this package. This module only builds the SDK client (lazi
 use: ``import google.genai`` happens here and nowhere earlier) and makes the calls, sync through
 ``client.models``/``client.decisions`` and async through ``client.aio``. The SDK's own retries
 are off (``HttpRetryOptions(attempts=1)``, which also stops the decisions client's retries):
-only the core's policy retries.
+only the core's policy retries. The SDK gets the guarded httpx2 clients of
+:mod:`llm_core.transport` (no redirects: the SDK would otherwise forward ``x-goog-api-key`` to the
+host a ``Location`` names; whole-attempt timeouts; size limits; one pool per event loop).
 """
 
 from __future__ import annotations
 
+import math
 import threading
 from collections.abc import AsyncIterator, Awaitable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -35,6 +38,14 @@ from llm_core.errors import InvalidInputError, InvalidRequestError, LLMError
 from llm_core.features import Feature
 from llm_core.requests import ChatRequest, DecisionRequest, EmbeddingRequest, ImageRequest, build
 from llm_core.responses import EmbeddingResponse, ImageResponse
+from llm_core.transport import (
+    Limits,
+    TransportSettings,
+    async_http_client,
+    check_endpoint,
+    sync_http_client,
+    transport_error,
+)
 
 if TYPE_CHECKING:
     from google import genai
@@ -57,9 +68,12 @@ class GeminiProvider(
 
     Provider options (constructor keywords or ``[providers.gemini]`` in the config file):
     ``api_version`` (default ``"v1"``; ``"v1beta"`` for preview features), ``client_args`` /
-    ``async_client_args`` (passed to the SDK's httpx2 clients: proxies, transports),
+    ``async_client_args`` (passed to the httpx2 clients: proxy, verify, limits, a transport),
     ``vertex_api_key``, ``vertex_project`` and ``vertex_location`` (Imagen, see
-    :meth:`generate_imagen`). ``base_url`` also reads ``GOOGLE_GEMINI_BASE_URL``.
+    :meth:`generate_imagen`), and the transport settings of
+    :class:`llm_core.transport.TransportSettings` (``allow_insecure_http``, ``max_response_bytes``,
+    ``max_event_bytes``, ``stream_first_event_timeout``, ``stream_idle_timeout``,
+    ``stream_deadline``). ``base_url`` also reads ``GOOGLE_GEMINI_BASE_URL``.
     """
 
     spec = SPEC
@@ -84,25 +98,37 @@ class GeminiProvider(
         self.vertex_api_key: Secret | None = (
             vertex_key if isinstance(vertex_key, Secret) else Secret(str(vertex_key)) if vertex_key else None
         )
+        self.transport_settings = TransportSettings.from_options(self.options, provider=self.identifier)
+        check_endpoint(
+            self.base_url, has_key=self.api_key is not None, settings=self.transport_settings, provider=self.identifier
+        )
 
     def _reset_clients(self) -> None:
         self._genai: genai.Client | None = None
         self._imagen: genai.Client | None = None
 
-    def http_options(self, *, vertex: bool = False) -> types.HttpOptions:
-        """The SDK's HTTP options: API version, base URL, timeout (ms), no SDK retries.
+    @property
+    def limits(self) -> Limits:
+        """What the HTTP clients enforce (timeouts, sizes)."""
+        return Limits.resolve(self.transport_settings, timeout=self.timeout, provider=self.identifier)
 
-        For Vertex AI (Imagen) the SDK's own version and endpoint apply.
+    def http_options(self, *, vertex: bool = False) -> types.HttpOptions:
+        """The SDK's HTTP options: API version, base URL, timeout, no SDK retries, and the
+        guarded httpx2 clients (built from ``client_args`` / ``async_client_args``).
+
+        The SDK takes the timeout in whole milliseconds and reads 0 as "no timeout": it is rounded
+        up, never down to 0. For Vertex AI (Imagen) the SDK's own version and endpoint apply.
         """
         from google.genai import types
 
+        limits = self.limits
         return types.HttpOptions(
             api_version=None if vertex else self.options.get("api_version", DEFAULT_API_VERSION),
             base_url=None if vertex else self.base_url,
-            timeout=int(self.timeout * 1000),
+            timeout=max(1, math.ceil(self.timeout * 1000)),
             retry_options=types.HttpRetryOptions(attempts=1),
-            client_args=self.options.get("client_args"),
-            async_client_args=self.options.get("async_client_args"),
+            httpx_client=sync_http_client(limits, **(self.options.get("client_args") or {})),
+            httpx_async_client=async_http_client(limits, **(self.options.get("async_client_args") or {})),
         )
 
     @property
@@ -148,7 +174,7 @@ class GeminiProvider(
         return client
 
     def map_error(self, error: BaseException) -> LLMError:
-        return errors.map_error(error)
+        return transport_error(error) or errors.map_error(error)
 
     # -- chat, tools, vision, documents, JSON ---------------------------------------------------
 

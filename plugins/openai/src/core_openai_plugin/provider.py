@@ -1,13 +1,13 @@
 """The OpenAI provider: a thin I/O shell around the pure mappers and parsers.
 
 The ``openai`` SDK is imported on first use (client properties), never at module import. SDK
-clients are built with ``max_retries=0``: only the core's retry policy retries.
+clients are built with ``max_retries=0`` (only the core's retry policy retries) on the guarded
+httpx2 clients of :mod:`llm_core.transport` (no redirects, whole-attempt timeouts, size limits,
+one connection pool per event loop).
 """
 
 from __future__ import annotations
 
-import asyncio
-import weakref
 from collections.abc import AsyncIterator, Awaitable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -29,6 +29,14 @@ from llm_core.decisions import DecisionResponse
 from llm_core.errors import LLMError
 from llm_core.requests import ChatRequest, DecisionRequest, EmbeddingRequest, ImageRequest
 from llm_core.responses import EmbeddingResponse, ImageResponse
+from llm_core.transport import (
+    Limits,
+    TransportSettings,
+    async_http_client,
+    check_endpoint,
+    sync_http_client,
+    transport_error,
+)
 
 if TYPE_CHECKING:
     from openai.types.responses import Response
@@ -56,7 +64,11 @@ class OpenAIProvider(
     ``timeout``, ``retry``. Options: ``organization``, ``project``, ``default_headers``,
     ``default_query`` (client), ``unknown_model_features`` and ``native_decisions`` (models outside
     the catalogue), ``strict_sampling`` (refuse temperature/top_p on reasoning models, default
-    on), and defaults for the per-call options of :data:`request_mapper.CHAT_OPTIONS`.
+    on), defaults for the per-call options of :data:`request_mapper.CHAT_OPTIONS`, ``client_args``
+    (passed to the httpx2 clients: proxy, verify, limits, a transport) and the transport settings
+    of :class:`llm_core.transport.TransportSettings` (``allow_insecure_http``,
+    ``max_response_bytes``, ``max_event_bytes``, ``stream_first_event_timeout``,
+    ``stream_idle_timeout``, ``stream_deadline``).
     """
 
     spec = SPEC
@@ -68,9 +80,24 @@ class OpenAIProvider(
 
     # -- clients ------------------------------------------------------------------------------
 
+    def _apply_settings(self) -> None:
+        super()._apply_settings()
+        self.transport_settings = TransportSettings.from_options(self.options, provider=self.identifier)
+        check_endpoint(
+            self.base_url, has_key=self.api_key is not None, settings=self.transport_settings, provider=self.identifier
+        )
+
     def _reset_clients(self) -> None:
+        old = getattr(self, "_client", None)
+        if old is not None:
+            old.close()  # its sockets now, not at garbage collection
         self._client: OpenAI | None = None
-        self._aclients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, AsyncOpenAI] = weakref.WeakKeyDictionary()
+        self._aclient: AsyncOpenAI | None = None
+
+    @property
+    def limits(self) -> Limits:
+        """What the HTTP clients enforce (timeouts, sizes)."""
+        return Limits.resolve(self.transport_settings, timeout=self.timeout, provider=self.identifier)
 
     def _client_kwargs(self) -> dict[str, Any]:
         kwargs: dict[str, Any] = {
@@ -89,22 +116,25 @@ class OpenAIProvider(
         if self._client is None:
             from openai import OpenAI
 
-            self._client = OpenAI(**self._client_kwargs())
+            http = sync_http_client(self.limits, **(self.options.get("client_args") or {}))
+            self._client = OpenAI(**self._client_kwargs(), http_client=http)
         return self._client
 
     @property
     def async_client(self) -> AsyncOpenAI:
-        """The async SDK client of the running event loop (one per loop: connections are loop-bound)."""
-        loop = asyncio.get_running_loop()
-        client = self._aclients.get(loop)
-        if client is None:
+        """The async SDK client (built on first use). Its transport keeps one connection pool per
+        event loop and closes it when that loop shuts down, so one client serves every loop."""
+        if self._aclient is None:
             from openai import AsyncOpenAI
 
-            client = AsyncOpenAI(**self._client_kwargs())
-            self._aclients[loop] = client
-        return client
+            http = async_http_client(self.limits, **(self.options.get("client_args") or {}))
+            self._aclient = AsyncOpenAI(**self._client_kwargs(), http_client=http)
+        return self._aclient
 
     def map_error(self, error: BaseException) -> LLMError:
+        guarded = transport_error(error)
+        if guarded is not None:
+            return guarded
         secrets = (self.api_key.reveal(),) if self.api_key is not None else ()
         return map_openai_error(error, provider=self.identifier, secrets=secrets)
 
