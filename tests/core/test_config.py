@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import pickle
 from pathlib import Path
 from typing import Any, ClassVar
@@ -9,7 +10,7 @@ from typing import Any, ClassVar
 import pytest
 
 from llm_core import ConfigurationError, RetryPolicy, Secret
-from llm_core.config import config_path, load_config_file, routing_preference
+from llm_core.config import config_path, hide_secrets, load_config_file, reveal_secrets, routing_preference
 from llm_core.testing import FakeProvider, fake_spec
 
 KEY = "sk-live-VERY-SECRET-0123456789"
@@ -54,10 +55,36 @@ def test_secret_never_shows_its_value() -> None:
     assert secret.reveal() == KEY
 
 
-def test_secret_equality_hash_and_pickling_keep_the_value() -> None:
+def test_secret_equality_and_hash_keep_the_value() -> None:
     assert Secret(KEY) == Secret(KEY) and Secret(KEY) != Secret("other") and Secret(KEY) != KEY
     assert len({Secret(KEY), Secret(KEY)}) == 1
-    assert pickle.loads(pickle.dumps(Secret(KEY))).reveal() == KEY
+
+
+def test_a_secret_refuses_pickling_and_has_no_dict() -> None:
+    """A pickle would hold the key in clear: pickling fails loudly, also inside a container, and
+    copies are the same object; ``vars()`` has nothing to show."""
+    secret = Secret(KEY)
+    for protocol in range(pickle.HIGHEST_PROTOCOL + 1):
+        with pytest.raises(TypeError, match="cannot be pickled"):
+            pickle.dumps(secret, protocol=protocol)
+    with pytest.raises(TypeError, match="cannot be pickled"):
+        pickle.dumps({"settings": [secret]})
+    assert copy.copy(secret) is secret and copy.deepcopy({"k": secret})["k"] is secret
+    with pytest.raises(TypeError):
+        vars(secret)
+    assert not hasattr(secret, "__dict__")
+
+
+def test_hide_secrets_wraps_every_credential_and_reveal_secrets_undoes_it() -> None:
+    settings = {"api_key": KEY, "vertex_api_key": KEY, "model": "m", "timeout": 3,
+                "default_headers": {"Authorization": f"Bearer {KEY}", "X-Trace": "t"},
+                "client_args": {"headers": {"x-goog-api-key": KEY}, "params": {"key": KEY}}}
+    hidden = hide_secrets(settings)
+    assert KEY not in repr(hidden)
+    assert isinstance(hidden["api_key"], Secret) and isinstance(hidden["vertex_api_key"], Secret)
+    assert hidden["default_headers"]["X-Trace"] == "t" and hidden["model"] == "m" and hidden["timeout"] == 3
+    assert reveal_secrets(hidden) == settings
+    assert hide_secrets(hidden) == hidden  # already hidden: unchanged
 
 
 @pytest.mark.parametrize("value", ["", "   ", None, 42])

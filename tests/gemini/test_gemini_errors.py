@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import httpx2
+import pydantic
 import pytest
 from gemini_inputs import KEY
 from gemini_support import Delays, Offline, Runner, cassette, make_provider
@@ -205,3 +206,75 @@ def test_local_sdk_validation_and_unknown_errors() -> None:
     assert isinstance(map_error(ValueError("output_mime_type parameter is only supported in Vertex")),
                       InvalidInputError)
     assert type(map_error(RuntimeError("boom"))) is ProviderError
+
+
+# -- answers the SDK cannot read, and unknown models (issue 14, items 2 and 8) --------------------
+
+#: 200 answers google-genai fails on after the exchange: parts that are not objects and a content
+#: that is a list (pydantic rejects them in ``GenerateContentResponse``), ``candidates`` that is a
+#: number and a bare number as the body (its converters raise ``TypeError``). Field names are
+#: those of the real ``generateContent`` answer (see upstreams.gemini_content).
+UNREADABLE = {
+    "parts-not-objects": {"candidates": [{"content": {"parts": ["text", 3], "role": "model"}, "index": 0}]},
+    "content-a-list": {"candidates": [{"content": [{"text": "hi"}], "index": 0}]},
+    "candidates-a-number": {"candidates": 5},
+    "a-bare-number": 5,
+}
+
+
+@pytest.mark.parametrize("body", list(UNREADABLE), ids=str)
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_an_answer_the_sdk_cannot_read_is_an_invalid_response(offline: Offline, delays: Delays, mode: str,
+                                                               body: str) -> None:
+    provider, sent = offline(lambda request: httpx2.Response(200, json=UNREADABLE[body]))
+    runner = Runner(provider, mode)
+    with pytest.raises(InvalidResponseError, match="answer could not be read") as caught:
+        runner("generate_text", "Hello")
+    assert not isinstance(caught.value, InvalidInputError) and "refused" not in str(caught.value)
+    assert caught.value.fallback and not caught.value.retryable
+    assert len(sent) == 1 and delays == []  # not retried on the same provider
+    events = runner.stream("Hello")
+    assert [e.type for e in events] == [StreamEventType.ERROR, StreamEventType.END]
+    assert isinstance(events[0].error, InvalidResponseError), events[0].error
+    assert len(sent) == 2
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_embeddings_and_models_the_sdk_cannot_read_are_invalid_responses(offline: Offline, mode: str) -> None:
+    provider, sent = offline(lambda request: httpx2.Response(200, json={"embeddings": "x", "models": "x"}))
+    runner = Runner(provider, mode)
+    with pytest.raises(InvalidResponseError, match="EmbedContentResponse"):
+        runner("embeddings", ["a"])
+    with pytest.raises(InvalidResponseError, match="ListModelsResponse"):
+        runner("available_models")
+    assert len(sent) == 2
+
+
+def test_the_sdk_refusing_a_request_before_sending_is_still_invalid_input(offline: Offline) -> None:
+    """google-genai checks its arguments with ``…Config``/``_…Parameters`` models and refuses
+    parameters with ``ValueError`` before anything is sent: those stay ``InvalidInputError``."""
+    from google.genai import types
+
+    provider, sent = offline()
+    with pytest.raises(InvalidInputError, match="refused the request"):
+        provider.chat_completion("Hello", seed="not a number")  # passed to GenerateContentConfig as is
+    assert sent == []
+    with pytest.raises(pydantic.ValidationError) as refused:
+        types.GenerateContentConfig(temperature="hot")  # type: ignore[arg-type]
+    assert isinstance(map_error(refused.value), InvalidInputError)
+    assert isinstance(map_error(ValueError("audio_timestamp parameter is only supported in Vertex")),
+                      InvalidInputError)
+
+
+@pytest.mark.parametrize("code", [400, 404])
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_status_not_found_is_not_found_whatever_the_code(offline: Offline, mode: str, code: int) -> None:
+    # the body of the real answer for an unknown model (reference recording TestGoogle.test_embed_error)
+    body = {"error": {"code": code, "status": "NOT_FOUND",
+                      "message": "models/gemini-0-nope is not found for API version v1, or is not supported for "
+                                 "generateContent. Call ListModels to see the list of available models and their "
+                                 "supported methods."}}
+    provider, sent = offline(lambda request: httpx2.Response(code, json=body))
+    with pytest.raises(NotFoundError) as caught:
+        Runner(provider, mode)("generate_text", "Hello", model="gemini-0-nope")
+    assert caught.value.status_code == code and len(sent) == 1

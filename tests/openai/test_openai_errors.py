@@ -170,3 +170,38 @@ def test_the_chained_sdk_exception_is_scrubbed_of_the_key():
     for text in (str(mapped), str(sdk_error), repr(sdk_error), repr(sdk_error.args), sdk_error.message,
                  repr(sdk_error.body)):
         assert key not in text and "0123456789abcdef" not in text
+
+
+def _serve(monkeypatch, status, body, sent):
+    """Every request of the SDK answered with ``status``/``body`` (JSON), counted in ``sent``."""
+    def answer(self, request):
+        sent.append(request)
+        return httpx2.Response(status, json=body, request=request)
+
+    async def aanswer(self, request):
+        return answer(self, request)
+
+    monkeypatch.setattr(httpx2.HTTPTransport, "handle_request", answer)
+    monkeypatch.setattr(httpx2.AsyncHTTPTransport, "handle_async_request", aanswer)
+
+
+#: The Responses API answers an unknown model with 400 and code ``model_not_found`` (issue 14
+#: item 8, real traffic); the body's fields are those of the reference recording
+#: TestOpenAI.test_embed_error (which got the same code with a 404).
+MODEL_NOT_FOUND = {"error": {"message": "The requested model 'gpt-nope' does not exist.",
+                             "type": "invalid_request_error", "param": "model", "code": "model_not_found"}}
+
+
+@pytest.mark.parametrize("status", [400, 404])
+async def test_model_not_found_is_a_not_found_error_whatever_the_status(monkeypatch, player, status):
+    sent = []
+    _serve(monkeypatch, status, MODEL_NOT_FOUND, sent)
+    with pytest.raises(NotFoundError, match="model_not_found") as caught:
+        await player.invoke(lambda p: p.generate_text("hi", model="gpt-nope"))
+    assert caught.value.status_code == status and len(sent) == 1 and player.sleeps == []
+    events = await player.invoke(lambda p: p.stream_chat_completion("hi", model="gpt-nope"))
+    assert isinstance(events[0].error, NotFoundError) and len(sent) == 2
+
+
+def test_model_not_found_inside_a_stream_or_failed_response_is_not_found():
+    assert type(error_from_code("model_not_found", "no such model", provider="openai", status=400)) is NotFoundError

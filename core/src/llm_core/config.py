@@ -5,27 +5,36 @@ API keys are wrapped in :class:`Secret`, whose ``repr`` and ``str`` never show t
 
 from __future__ import annotations
 
-import contextlib
+import hmac
 import os
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from llm_core import redaction
 from llm_core.errors import ConfigurationError
 
 CONFIG_ENV = "LLM_CORE_CONFIG"
 
 
 class Secret:
-    """A secret string. ``repr``/``str``/formatting show ``'**********'``; ``reveal()`` gives it."""
+    """A secret string. ``repr``/``str``/formatting show ``'**********'``; ``reveal()`` gives it.
 
-    __slots__ = ("_value",)
+    It has no ``__dict__`` (``vars()`` fails), compares in constant time, and cannot be pickled:
+    a pickle would hold the key in clear, so ``pickle.dumps`` raises ``TypeError`` (give the
+    other process the key through its environment or config file). ``copy``/``deepcopy`` return
+    the same object. Every live secret is known to :mod:`llm_core.redaction`, which removes its
+    value from errors and recorded cassettes.
+    """
+
+    __slots__ = ("__weakref__", "_value")
 
     def __init__(self, value: str) -> None:
         if not isinstance(value, str) or not value.strip():
             raise ConfigurationError("a secret must be a non-empty string")
         self._value = value
+        redaction.track(self)
 
     def reveal(self) -> str:
         return self._value
@@ -40,35 +49,54 @@ class Secret:
         return "**********"
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Secret) and other._value == self._value
+        return isinstance(other, Secret) and hmac.compare_digest(other._value.encode(), self._value.encode())
 
     def __hash__(self) -> int:
         return hash(("Secret", self._value))
 
-    def __reduce__(self) -> Any:  # pickling keeps the value; it is never printed
-        return (Secret, (self._value,))
+    def __reduce_ex__(self, protocol: object) -> Any:
+        raise TypeError("a Secret cannot be pickled (the pickle would hold the key in clear)")
+
+    def __copy__(self) -> Secret:
+        return self
+
+    def __deepcopy__(self, memo: object) -> Secret:
+        return self
 
 
-REDACTED = "***"
+REDACTED = redaction.REDACTED
 
 
-def redact_exception(error: BaseException, secret: str) -> None:
-    """Replace ``secret`` by ``***`` in the messages (and string attributes) of ``error`` and of
-    every exception it chains (``__cause__`` / ``__context__``), so that neither ``str()``,
-    ``repr()`` nor a traceback can show it."""
-    if len(secret) < 6:  # too short to redact without mangling ordinary text
-        return
-    seen: set[int] = set()
-    current: BaseException | None = error
-    while current is not None and id(current) not in seen:
-        seen.add(id(current))
-        if any(isinstance(arg, str) and secret in arg for arg in current.args):
-            current.args = tuple(arg.replace(secret, REDACTED) if isinstance(arg, str) else arg for arg in current.args)
-        for name, value in list(vars(current).items()):  # e.g. an SDK error's message or body
-            if isinstance(value, str) and secret in value:
-                with contextlib.suppress(AttributeError, TypeError):
-                    setattr(current, name, value.replace(secret, REDACTED))
-        current = current.__cause__ or current.__context__
+def hide_secrets(settings: Mapping[str, Any]) -> dict[str, Any]:
+    """``settings`` with every credential-named string (``api_key``, ``*_api_key``, and header or
+    query names such as ``authorization``, ``x-goog-api-key``, ``key``), at any depth of nested
+    mappings, wrapped in a :class:`Secret`: what a provider or router keeps holds no key in clear."""
+    return {name: _hidden(name, value) for name, value in settings.items()}
+
+
+def _hidden(name: object, value: Any) -> Any:
+    if isinstance(value, str) and value.strip() and redaction.is_credential_name(name):
+        return Secret(value)
+    if isinstance(value, Mapping):
+        return hide_secrets(value)
+    return value
+
+
+def reveal_secrets(value: Any) -> Any:
+    """``value`` with every :class:`Secret` in it (at any depth of mappings) revealed: for the
+    SDK call that needs the clear text, never for storing."""
+    if isinstance(value, Secret):
+        return value.reveal()
+    if isinstance(value, Mapping):
+        return {name: reveal_secrets(item) for name, item in value.items()}
+    return value
+
+
+def redact_exception(error: BaseException, *extra: str) -> None:
+    """Remove every known key (see :func:`llm_core.redaction.redact_exception`) from ``error``
+    and everything it chains, so that neither ``str()``, ``repr()``, a traceback nor the chained
+    SDK exception's request, response or body can show it."""
+    redaction.redact_exception(error, *extra)
 
 
 def config_path() -> Path | None:

@@ -3,11 +3,17 @@
 Provider failures keep the SDK exception as ``__cause__`` (``raise ... from``).
 ``retryable`` says whether the same request may succeed when sent again;
 ``fallback`` whether the router may try the next capable provider.
+
+Errors pickle (e.g. across processes): type, message and attributes come back; the chained
+``__cause__`` does not (as for any Python exception), and known keys are redacted first.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
+
+from llm_core import redaction
 
 
 class LLMError(Exception):
@@ -23,6 +29,19 @@ class LLMError(Exception):
 
     def __str__(self) -> str:
         return f"[{self.provider}] {self.message}" if self.provider else self.message
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # rebuilt without calling __init__ (subclasses take other arguments), keys redacted
+        state = redaction.redact_value(dict(vars(self)))
+        return (_rebuild, (type(self), redaction.redact_value(self.args), state))
+
+
+def _rebuild(cls: type[LLMError], args: tuple[Any, ...], state: dict[str, Any]) -> LLMError:
+    """An unpickled error: ``cls`` with its ``args`` and attributes, as it was pickled."""
+    error = cls.__new__(cls)
+    error.args = args
+    vars(error).update(state)
+    return error
 
 
 # --- setup and registry -------------------------------------------------------------
@@ -120,8 +139,12 @@ class ContentFilteredError(ProviderError):
 class InvalidResponseError(ProviderError):
     """The provider answered, but not with what was asked (bad JSON, schema mismatch, no image).
 
-    ``raw`` holds the raw text that could not be used.
+    ``raw`` holds the raw text that could not be used. Not retried on the same provider (the
+    same request would most likely get the same answer), but the router may try the next one.
     """
+
+    retryable = False
+    fallback = True
 
     def __init__(
         self,

@@ -16,7 +16,14 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
 
 from llm_core import observers
-from llm_core.config import Secret, provider_section, redact_exception, resolve_api_key, resolve_setting
+from llm_core.config import (
+    Secret,
+    hide_secrets,
+    provider_section,
+    redact_exception,
+    resolve_api_key,
+    resolve_setting,
+)
 from llm_core.errors import (
     ConfigurationError,
     InvalidInputError,
@@ -91,7 +98,7 @@ class BaseProvider:
             raise PluginLoadError(f"{type(self).__name__} has no ProviderSpec")
         self._spec = chosen
         self._config_file = Path(config_file) if config_file else None
-        self._explicit: dict[str, Any] = _hide_key(
+        self._explicit: dict[str, Any] = hide_secrets(  # kept for configure(): no key in clear
             {
                 "api_key": api_key,
                 "model": model,
@@ -140,12 +147,15 @@ class BaseProvider:
         self.retry_policy = retry if isinstance(retry, RetryPolicy) else RetryPolicy.from_mapping(retry)
         reserved = {"api_key", "model", "base_url", "timeout", "retry"}
         file_options = {k: v for k, v in section.items() if k not in reserved}
-        self.options: dict[str, Any] = {**file_options, **{k: v for k, v in explicit.items() if k not in reserved}}
+        # credential-named options (headers, query keys) are kept as Secret, like api_key
+        self.options: dict[str, Any] = hide_secrets(
+            {**file_options, **{k: v for k, v in explicit.items() if k not in reserved}}
+        )
         self._reset_clients()
 
     def configure(self, config: Mapping[str, Any]) -> None:
         """Change settings (same names as the constructor); clients are rebuilt on next use."""
-        self._explicit.update(_hide_key(config))
+        self._explicit.update(hide_secrets(config))
         self._apply_settings()
 
     def _reset_clients(self) -> None:
@@ -378,8 +388,7 @@ class BaseProvider:
             mapped.__cause__ = error
             if mapped.provider is None:
                 mapped.provider = self.identifier
-        if self.api_key is not None:  # an upstream may quote the key back in its error body
-            redact_exception(mapped, self.api_key.reveal())
+        redact_exception(mapped)  # every known key: an upstream may quote one back in its error body
         return mapped
 
     def _trace(self, operation: str, model: str | None, request: Any = None) -> _CallTrace:
@@ -406,9 +415,10 @@ class BaseProvider:
             try:
                 return send(*args)
             except Exception as exc:  # noqa: BLE001 - resume() raises it (mapped) unless it retries
-                first = self._first_failure(exc)
-                retried: R = self.retry_policy.resume(first, started, self._attempt, call, send, args)
-                return retried
+                first = self._failed(call, exc)
+            # resumed outside the handler, so that nothing is chained implicitly (see _attempt)
+            retried: R = self.retry_policy.resume(first, started, self._attempt, call, send, args)
+            return retried
         result: R = self.retry_policy.call(self._attempt, call, send, args)
         if trace is None:
             self._emit_done(call, None)
@@ -428,8 +438,8 @@ class BaseProvider:
             try:
                 return await send(*args)
             except Exception as exc:  # noqa: BLE001 - as in _execute
-                first = self._first_failure(exc)
-                return await self.retry_policy.aresume(first, started, self._aattempt, call, send, args)
+                first = self._failed(call, exc)
+            return await self.retry_policy.aresume(first, started, self._aattempt, call, send, args)
         result: R = await self.retry_policy.acall(self._aattempt, call, send, args)
         if trace is None:
             self._emit_done(call, None)
@@ -446,7 +456,9 @@ class BaseProvider:
             error = self._failed(call, exc)
             if error is exc:
                 raise
-            raise error from exc
+        # raised outside the handler: chained as _mapped left it (the SDK exception, keys removed,
+        # or a key-free stand-in for one that cannot be changed), and nothing chained implicitly
+        raise error
 
     async def _aattempt(self, call: _CallTrace, send: Callable[..., Awaitable[R]], args: tuple[Any, ...]) -> R:
         if call.call_id:
@@ -458,22 +470,13 @@ class BaseProvider:
             error = self._failed(call, exc)
             if error is exc:
                 raise
-            raise error from exc
+        raise error  # outside the handler, as in _attempt
 
     def _failed(self, call: _CallTrace, exc: Exception, *, will_retry: bool | None = None) -> LLMError:
         """``exc`` mapped to the taxonomy, reported to observers (the caller raises it)."""
         error = self._mapped(exc)
         if call.call_id:
             self._emit_error(call, error, will_retry=will_retry)
-        return error
-
-    def _first_failure(self, exc: Exception) -> LLMError:
-        """What a failed unobserved first attempt raises: ``exc`` mapped, chained as by
-        ``raise error from exc`` in :meth:`_attempt`."""
-        error = self._failed(_UNOBSERVED, exc)
-        if error is not exc:
-            error.__cause__ = exc
-            error.__suppress_context__ = True
         return error
 
     def _emit_before(self, call: _CallTrace) -> None:
@@ -507,13 +510,15 @@ class BaseProvider:
 
     def _parsed(self, call: _CallTrace, parse: Callable[[Any, Any], T], raw: Any, request: Any) -> T:
         """Parse a raw response; observers hear of success (with the parsed usage) or failure."""
+        error: LLMError | None = None
         try:
             result = parse(raw, request)
         except Exception as exc:
             error = self._failed(call, exc, will_retry=False)
             if error is exc:
                 raise
-            raise error from exc
+        if error is not None:
+            raise error  # outside the handler, as in _attempt
         if call.call_id:
             self._emit_done(call, getattr(result, "usage", None))
         return result
@@ -534,10 +539,12 @@ class BaseProvider:
         # Nobody observes (the usual call): what _attempt and _parsed do for _UNOBSERVED, in this
         # frame; only a failed first attempt goes on under the retry policy.
         started = time.monotonic()
+        first: LLMError | None = None
         try:
             raw = send(payload)
         except Exception as exc:  # noqa: BLE001 - resume() raises it (mapped) unless it retries
-            first = self._first_failure(exc)
+            first = self._failed(_UNOBSERVED, exc)
+        if first is not None:  # resumed outside the handler, as in _execute
             raw = self.retry_policy.resume(first, started, self._attempt, _UNOBSERVED, send, (payload,))
         try:
             return parse(raw, request)
@@ -545,7 +552,7 @@ class BaseProvider:
             error = self._failed(_UNOBSERVED, exc, will_retry=False)
             if error is exc:
                 raise
-            raise error from exc
+        raise error  # outside the handler, as in _attempt
 
     async def _arun(
         self,
@@ -561,10 +568,12 @@ class BaseProvider:
             raw = await self.retry_policy.acall(self._aattempt, call, send, (payload,))
             return self._parsed(call, parse, raw, request)
         started = time.monotonic()  # as in _run
+        first: LLMError | None = None
         try:
             raw = await send(payload)
         except Exception as exc:  # noqa: BLE001 - as in _run
-            first = self._first_failure(exc)
+            first = self._failed(_UNOBSERVED, exc)
+        if first is not None:  # as in _run
             raw = await self.retry_policy.aresume(first, started, self._aattempt, _UNOBSERVED, send, (payload,))
         try:
             return parse(raw, request)
@@ -572,7 +581,7 @@ class BaseProvider:
             error = self._failed(_UNOBSERVED, exc, will_retry=False)
             if error is exc:
                 raise
-            raise error from exc
+        raise error  # outside the handler, as in _attempt
 
     # -- public calls every provider has --------------------------------------------------
 
@@ -786,16 +795,6 @@ def _stream_usage(meta: StreamMetadata) -> Usage:
         completion_tokens=meta.output_tokens or 0,
         thinking_tokens=meta.thinking_tokens,
     )
-
-
-def _hide_key(settings: Mapping[str, Any]) -> dict[str, Any]:
-    """The settings with a plain-text ``api_key`` wrapped in a :class:`Secret` (they are kept for
-    ``configure``, so the key must not sit in the instance in clear)."""
-    result = dict(settings)
-    key = result.get("api_key")
-    if isinstance(key, str) and key.strip():
-        result["api_key"] = Secret(key)
-    return result
 
 
 _NO_SETTINGS: Mapping[str, Any] = MappingProxyType({})

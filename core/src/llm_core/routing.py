@@ -19,6 +19,7 @@ from llm_core.capabilities import (
     async_text_only,
     text_only,
 )
+from llm_core.config import hide_secrets
 from llm_core.decisions import DecisionResponse
 from llm_core.errors import (
     ConfigurationError,
@@ -94,7 +95,7 @@ class Router:
         self.registry = registry
         self.features = parse_features(features)
         self.prefer = prefer
-        self.config = config or {}
+        self.config = hide_secrets(config or {})  # per-provider settings, keys as Secret
         self.fall_back = fall_back
         self.last_provider: str | None = None
         self._built: dict[str, BaseProvider] = {}

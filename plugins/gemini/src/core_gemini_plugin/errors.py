@@ -79,7 +79,7 @@ def error_for_status(
         return AuthenticationError(text, provider=PROVIDER, status_code=code)
     if code == 403:
         return PermissionDeniedError(text, provider=PROVIDER, status_code=code)
-    if code == 404:
+    if code == 404 or status == "NOT_FOUND":
         return NotFoundError(text, provider=PROVIDER, status_code=code)
     if code == 429:
         return RateLimitError(text, provider=PROVIDER, status_code=code, retry_after=retry_delay(details, headers))
@@ -111,6 +111,7 @@ def map_error(error: BaseException) -> LLMError:
     from google.genai import errors as genai_errors
 
     if isinstance(error, genai_errors.APIError):
+        _unwrap_response(error)
         message, details = error_details(error.details)
         return error_for_status(error.code, error.status, error.message or message, details, _headers(error.response))
     if isinstance(error, genai_errors.ContinuationInterruptedError) and error.__cause__ is not None:
@@ -118,16 +119,57 @@ def map_error(error: BaseException) -> LLMError:
     mapped = _map_decision_error(error) or _map_transport_error(error)
     if mapped is not None:
         return mapped
-    if isinstance(error, json.JSONDecodeError | genai_errors.UnknownApiResponseError):
+    if isinstance(error, json.JSONDecodeError | UnicodeDecodeError | genai_errors.UnknownApiResponseError):
         return InvalidResponseError(f"Gemini sent a body that is not JSON: {error}", provider=PROVIDER)
     auth = _map_auth_error(error)
     if auth is not None:
         return auth
+    return _map_local_error(error)
+
+
+def _map_local_error(error: BaseException) -> LLMError:
+    """An exception google-genai raised itself: while checking the call's arguments before
+    anything is sent, or while reading the answer after the HTTP exchange.
+
+    The SDK validates its arguments with pydantic models named ``_…Parameters…`` or ``…Config``
+    and refuses parameters with ``ValueError``: the request was refused. It reads answers into
+    its ``…Response`` models (``GenerateContentResponse``, ``EmbedContentResponse``,
+    ``ListModelsResponse``), and its converters fail with ``TypeError``/``AttributeError``/
+    ``KeyError``/``IndexError`` on shapes they do not expect: the answer could not be read. The
+    core validated the input before the call, so the latter are answers, not inputs.
+    """
     import pydantic
 
-    if isinstance(error, pydantic.ValidationError | ValueError | TypeError):
+    if isinstance(error, pydantic.ValidationError) and error.title.endswith("Response"):
+        return InvalidResponseError(
+            f"Gemini's answer could not be read ({error.title} does not accept it): {error}", provider=PROVIDER
+        )
+    if isinstance(error, TypeError | AttributeError | KeyError | IndexError):
+        return InvalidResponseError(
+            f"Gemini's answer could not be read (google-genai failed on it: {type(error).__name__}: {error})",
+            provider=PROVIDER,
+        )
+    if isinstance(error, pydantic.ValidationError | ValueError):
         return InvalidInputError(f"the google-genai SDK refused the request: {error}", provider=PROVIDER)
     return ProviderError(f"{type(error).__name__}: {error}", provider=PROVIDER)
+
+
+def _unwrap_response(error: Any) -> None:
+    """Errors raised inside a stream carry google-genai's own response wrapper (its headers, and
+    the httpx2 response with the request and its key). Keep the httpx2 response instead (a type
+    ``APIError.response`` is documented to hold), so that the core can replace it by a copy
+    without keys; a wrapper without one becomes a bodiless response with the same headers."""
+    import httpx2
+
+    response = error.response
+    if response is None or isinstance(response, httpx2.Response):
+        return
+    inner = getattr(response, "response_stream", None)
+    if isinstance(inner, httpx2.Response):
+        error.response = inner
+        return
+    headers = getattr(response, "headers", None)
+    error.response = httpx2.Response(error.code or 500, headers=dict(headers) if isinstance(headers, Mapping) else None)
 
 
 def _map_decision_error(error: BaseException) -> LLMError | None:

@@ -32,10 +32,11 @@ from llm_core.capabilities import (
     ToolCapable,
     VisionCapable,
 )
-from llm_core.config import Secret
+from llm_core.config import Secret, reveal_secrets
 from llm_core.decisions import DecisionResponse
 from llm_core.errors import InvalidInputError, InvalidRequestError, LLMError
 from llm_core.features import Feature
+from llm_core.redaction import protect_loggers
 from llm_core.requests import ChatRequest, DecisionRequest, EmbeddingRequest, ImageRequest, build
 from llm_core.responses import EmbeddingResponse, ImageResponse
 from llm_core.transport import (
@@ -121,14 +122,17 @@ class GeminiProvider(
         """
         from google.genai import types
 
+        protect_loggers("google_genai", "google.genai")  # the SDK's loggers exist now
         limits = self.limits
         return types.HttpOptions(
             api_version=None if vertex else self.options.get("api_version", DEFAULT_API_VERSION),
             base_url=None if vertex else self.base_url,
             timeout=max(1, math.ceil(self.timeout * 1000)),
             retry_options=types.HttpRetryOptions(attempts=1),
-            httpx_client=sync_http_client(limits, **(self.options.get("client_args") or {})),
-            httpx_async_client=async_http_client(limits, **(self.options.get("async_client_args") or {})),
+            httpx_client=sync_http_client(limits, **(reveal_secrets(self.options.get("client_args")) or {})),
+            httpx_async_client=async_http_client(
+                limits, **(reveal_secrets(self.options.get("async_client_args")) or {})
+            ),
         )
 
     @property

@@ -2,14 +2,15 @@
 
 The SDK is only imported inside :func:`map_openai_error` (it is called when an exception from the
 SDK is already in hand). Messages are scrubbed of API keys: OpenAI echoes a masked key in 401
-answers, and nothing key-like may reach a log or an exception.
+answers, and nothing key-like may reach a log or an exception; the chained SDK exception is
+scrubbed too (:func:`llm_core.redaction.redact_exception`: message, body, request, response).
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from llm_core.errors import (
@@ -28,6 +29,7 @@ from llm_core.errors import (
     RateLimitError,
     ServerError,
 )
+from llm_core.redaction import redact_exception
 from llm_core.retry import retry_after_from_headers
 
 _KEY_LIKE = re.compile(r"\b(sk|sess|org|proj)-[A-Za-z0-9_*\-]{6,}")
@@ -47,6 +49,8 @@ FILTER_CODES = frozenset(
 )
 RATE_CODES = frozenset({"rate_limit_exceeded", "insufficient_quota", "rate_limit_error"})
 SERVER_CODES = frozenset({"server_error", "internal_error", "vector_store_timeout", "server_is_overloaded"})
+#: The Responses API answers an unknown model with 400 (not 404) and this code.
+NOT_FOUND_CODES = frozenset({"model_not_found"})
 
 
 def redact(text: str, secrets: Iterable[str] = ()) -> str:
@@ -57,38 +61,14 @@ def redact(text: str, secrets: Iterable[str] = ()) -> str:
     return _KEY_LIKE.sub(lambda m: f"{m.group(1)}-***", text)
 
 
-def _redact_value(value: Any, secrets: tuple[str, ...]) -> Any:
-    if isinstance(value, str):
-        return redact(value, secrets)
-    if isinstance(value, Mapping):
-        return {key: _redact_value(item, secrets) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return type(value)(_redact_value(item, secrets) for item in value)
-    return value
-
-
-def scrub_chain(error: BaseException, secrets: Iterable[str] = ()) -> None:
-    """Redact keys in place along ``error``'s chain (``args``, ``message``, ``body``): the SDK
-    exception stays attached as ``__cause__`` of the mapped error, and some servers quote the
-    rejected key in full."""
-    kept = tuple(secrets)
-    seen: set[int] = set()
-    current: BaseException | None = error
-    while current is not None and id(current) not in seen:
-        seen.add(id(current))
-        current.args = _redact_value(current.args, kept)
-        for name in ("message", "body"):
-            if isinstance(getattr(current, name, None), str | Mapping | list):
-                setattr(current, name, _redact_value(getattr(current, name), kept))
-        current = current.__cause__ or current.__context__
-
-
 def error_from_code(
     code: str | None, message: str, *, provider: str, status: int | None = None, retry_after: float | None = None
 ) -> LLMError:
     """The error for an OpenAI error ``code`` (used for stream errors and failed responses)."""
     text = f"OpenAI error{f' {status}' if status else ''}{f' ({code})' if code else ''}: {message}"
     normalized = (code or "").lower()
+    if normalized in NOT_FOUND_CODES:
+        return NotFoundError(text, provider=provider, status_code=status)
     if normalized in CONTEXT_CODES:
         return ContextLengthExceededError(text, provider=provider, status_code=status or 400)
     if normalized in FILTER_CODES:
@@ -115,15 +95,17 @@ def _body_fields(body: object) -> tuple[str | None, str | None]:
 
 def map_openai_error(error: BaseException, *, provider: str, secrets: Iterable[str] = ()) -> LLMError:
     """Map an exception raised by the ``openai`` SDK (or while parsing its result)."""
+    kept = tuple(secrets)
+    mapped = _mapped(error, provider, lambda text: redact(text, kept))
+    # the SDK exception stays chained: its message, body, request and response lose every key
+    redact_exception(error, *kept, pattern=_KEY_LIKE)
+    return mapped
+
+
+def _mapped(error: BaseException, provider: str, clean: Callable[[str], str]) -> LLMError:
     import pydantic
 
     import openai
-
-    secrets = tuple(secrets)
-    scrub_chain(error, secrets)
-
-    def clean(text: str) -> str:
-        return redact(text, secrets)
 
     if isinstance(error, openai.APITimeoutError):
         return ProviderTimeoutError("OpenAI request timed out", provider=provider)
@@ -167,7 +149,7 @@ def _from_status(error: Any, provider: str, clean: Any) -> LLMError:
         return AuthenticationError(label + " (check OPENAI_API_KEY)", provider=provider, status_code=status)
     if status == 403:
         return PermissionDeniedError(label, provider=provider, status_code=status)
-    if status == 404:
+    if status == 404 or normalized in NOT_FOUND_CODES:
         return NotFoundError(label, provider=provider, status_code=status)
     if status == 429:
         return RateLimitError(

@@ -25,8 +25,10 @@ from llm_core.capabilities import (
     ToolCapable,
     VisionCapable,
 )
+from llm_core.config import reveal_secrets
 from llm_core.decisions import DecisionResponse
 from llm_core.errors import LLMError
+from llm_core.redaction import protect_loggers
 from llm_core.requests import ChatRequest, DecisionRequest, EmbeddingRequest, ImageRequest
 from llm_core.responses import EmbeddingResponse, ImageResponse
 from llm_core.transport import (
@@ -100,6 +102,7 @@ class OpenAIProvider(
         return Limits.resolve(self.transport_settings, timeout=self.timeout, provider=self.identifier)
 
     def _client_kwargs(self) -> dict[str, Any]:
+        protect_loggers("openai")  # the SDK is imported: its loggers exist
         kwargs: dict[str, Any] = {
             "api_key": self.api_key.reveal() if self.api_key is not None else None,
             "timeout": self.timeout,
@@ -107,7 +110,9 @@ class OpenAIProvider(
         }
         if self.base_url:
             kwargs["base_url"] = self.base_url
-        kwargs.update({name: self.options[name] for name in CLIENT_OPTIONS if self.options.get(name) is not None})
+        kwargs.update(
+            {name: reveal_secrets(self.options[name]) for name in CLIENT_OPTIONS if self.options.get(name) is not None}
+        )
         return kwargs
 
     @property
@@ -116,7 +121,7 @@ class OpenAIProvider(
         if self._client is None:
             from openai import OpenAI
 
-            http = sync_http_client(self.limits, **(self.options.get("client_args") or {}))
+            http = sync_http_client(self.limits, **(reveal_secrets(self.options.get("client_args")) or {}))
             self._client = OpenAI(**self._client_kwargs(), http_client=http)
         return self._client
 
@@ -127,7 +132,7 @@ class OpenAIProvider(
         if self._aclient is None:
             from openai import AsyncOpenAI
 
-            http = async_http_client(self.limits, **(self.options.get("client_args") or {}))
+            http = async_http_client(self.limits, **(reveal_secrets(self.options.get("client_args")) or {}))
             self._aclient = AsyncOpenAI(**self._client_kwargs(), http_client=http)
         return self._aclient
 
@@ -143,7 +148,7 @@ class OpenAIProvider(
     def _with_defaults(self, request: ChatRequest) -> ChatRequest:
         if not self.options:  # no provider options, no defaults
             return request
-        defaults = {k: v for k, v in self.options.items() if k in request_mapper.CHAT_OPTIONS}
+        defaults = {k: reveal_secrets(v) for k, v in self.options.items() if k in request_mapper.CHAT_OPTIONS}
         if not defaults:
             return request
         return request.model_copy(update={"options": {**defaults, **request.options}})
