@@ -66,7 +66,10 @@ SECURITY_CHECKS = (
      "and of a router configured with keys"),
     ("test_cassette_keys.py", "every file under `cassettes/`: Google keys (`AIza…`), Google OAuth tokens (`ya29.…`), "
      "OpenAI keys (`sk-…`, `sk-proj-…`, `sess-…`), `Bearer` tokens, unfiltered key headers / `key=` parameters, "
-     "base64 bodies decoded; the scanner's self-test; and a recording against an upstream that quotes the key"),
+     "base64 bodies decoded; the scanner's self-test; a recording against an upstream that quotes the key; "
+     "and `LLM_CORE_RECORD=once` with the key from the environment or from `api_key=`, sent as header, "
+     "`key=` query and in the prompt, quoted back in a response header and body, calls and streams: the "
+     "cassette holds it nowhere and replays"),
 )
 
 ISOLATION_CHECKS = (

@@ -6,16 +6,19 @@ from __future__ import annotations
 import base64
 import json
 import secrets
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from canary import echo_key_upstream
-from fault_server import FaultServer
+from fault_server import Behaviour, FaultServer, Request, json_response, sse
 from fault_targets import GEMINI, OPENAI
 from key_scanner import scan_tree
 
 from llm_core.errors import AuthenticationError
 from llm_core.retry import RetryPolicy
+from llm_core.streaming import StreamEventType
 
 ROOT = Path(__file__).resolve().parents[2]
 CASSETTES = ROOT / "cassettes"
@@ -84,3 +87,72 @@ def test_recording_writes_no_key(target: object, tmp_path: Path, monkeypatch: py
     assert len(json.loads(text)["interactions"]) == 2
     assert key not in text
     assert scan_tree(cassette.parent)[1] == []
+
+
+def _echoing(target: Any) -> Callable[[Request], Behaviour]:
+    """A 200 answer that quotes the key it received in a response header and in its text, or a
+    stream that quotes it in its text (the shapes are the services' own: fault_targets)."""
+
+    def answer(request: Request) -> Behaviour:
+        key = request.headers.get("authorization", "").removeprefix("Bearer ") or request.headers.get(
+            "x-goog-api-key", ""
+        )
+        body = request.json if request.body else None
+        if request.path.endswith(":streamGenerateContent") or (isinstance(body, dict) and body.get("stream")):
+            return sse(target.stream_events(["your key", f" is {key}"]))
+        return json_response(200, target.text_body(f"your key is {key}"), headers={"X-Echoed-Key": key})
+
+    return answer
+
+
+def _key_query(target: Any, key: str) -> dict[str, Any]:
+    """The key also sent as a ``key=`` query parameter (a credential-named client option)."""
+    if target is GEMINI:
+        return {"client_args": {"params": {"key": key}}, "async_client_args": {"params": {"key": key}}}
+    return {"default_query": {"key": key}}
+
+
+@pytest.mark.parametrize("source", ["environment", "api_key"])
+@pytest.mark.parametrize("target", [GEMINI, OPENAI], ids=["gemini", "openai"])
+def test_recording_with_the_record_switch_never_writes_the_key(
+    target: Any, source: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``LLM_CORE_RECORD=once`` against a loopback upstream that quotes the key back in a header
+    and in the body of every answer, with the key in a request header, the query string and the
+    prompt: the cassette holds it nowhere, and it replays (the filtered request still matches)."""
+    from llm_core.testing.cassettes import RECORD_ENV, use_cassette
+
+    key = "sk-proj-" + secrets.token_hex(20) if target is OPENAI else "AIza" + secrets.token_hex(18)[:35]
+    variable = "OPENAI_API_KEY" if target is OPENAI else "GEMINI_API_KEY"
+    for name in ("OPENAI_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    settings: dict[str, Any] = {"api_key": key} if source == "api_key" else {}
+    if source == "environment":
+        monkeypatch.setenv(variable, key)
+    monkeypatch.setenv(RECORD_ENV, "once")
+    cassette = tmp_path / "cassettes" / "recorded.json"
+    prompt = f"remember {key}"
+    with FaultServer(_echoing(target)) as server:  # type: ignore[arg-type]
+        provider = target.provider_class()(
+            base_url=server.url + target.base_suffix, retry=RetryPolicy.none(), **settings, **_key_query(target, key)
+        )
+        with use_cassette(cassette):
+            assert key in provider.chat_completion(prompt).content
+            assert _streamed(provider, prompt) == f"your key is {key}"
+        sent = list(server.requests)
+    assert sent and all(r.query.get("key") == [key] and key in r.text for r in sent), "the key went out everywhere"
+    text = cassette.read_text()
+    assert key not in text and key[8:24] not in text
+    assert "FILTERED" in text
+    assert scan_tree(cassette.parent)[1] == []
+    monkeypatch.setenv(RECORD_ENV, "none")
+    with use_cassette(cassette) as replayed:  # the recording replays: filtered requests still match
+        assert provider.chat_completion(prompt).content == "your key is FILTERED"
+        assert _streamed(provider, prompt) == "your key is FILTERED"
+    assert replayed.play_count == 2 and len(sent) == 2
+
+
+def _streamed(provider: Any, prompt: str) -> str:
+    events = list(provider.stream_chat_completion(prompt))
+    assert events[-2].type is StreamEventType.METADATA, events
+    return "".join(e.text or "" for e in events)

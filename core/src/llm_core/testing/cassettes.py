@@ -4,6 +4,11 @@ Record mode is ``none`` (replay only) unless ``LLM_CORE_RECORD`` is set to a vcr
 (``once``, ``new_episodes``, ``all``) to re-record against the real API with a real key.
 Requests match on method, host, path, query (keys removed) and the JSON body.
 
+No key is ever written: credential headers and query parameters are filtered by name, and every
+key the process knows (each live :class:`~llm_core.config.Secret`, so keys given as ``api_key=``
+or in a config file, and ``*_API_KEY``/``*_ACCESS_TOKEN`` environment variables) is replaced by
+``FILTERED`` wherever it appears: the URL, any request or response header, either body.
+
 Needs the optional dependency ``vcrpy`` (``pip install llm-core[replay]``).
 """
 
@@ -17,9 +22,12 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from llm_core.redaction import known_values
+
 RECORD_ENV = "LLM_CORE_RECORD"
 SECRET_HEADERS = (
     "authorization",
+    "proxy-authorization",
     "x-goog-api-key",
     "x-api-key",
     "api-key",
@@ -125,12 +133,7 @@ def _path_without_version(request: Any) -> str:
     return str(request.path)
 
 
-def _env_secrets() -> list[str]:
-    """API keys in the environment (re-recording reads the real keys from there)."""
-    return [v for k, v in os.environ.items() if k.endswith(("_API_KEY", "_ACCESS_TOKEN")) and len(v.strip()) >= 6]
-
-
-def _redact(data: Any, secrets: list[str]) -> Any:
+def _redact(data: Any, secrets: tuple[str, ...]) -> Any:
     for secret in secrets:
         if isinstance(data, bytes):
             data = data.replace(secret.encode(), FILTERED.encode())
@@ -140,18 +143,30 @@ def _redact(data: Any, secrets: list[str]) -> Any:
 
 
 def _scrub_request(request: Any) -> Any:
-    request.body = _redact(request.body, _env_secrets())
+    """vcrpy applies this to a copy of each request, before recording it and before matching it
+    (so a replayed request matches the filtered recording)."""
+    secrets = known_values()
+    request.uri = _redact(request.uri, secrets)
+    for name in list(request.headers):
+        request.headers[name] = _redact(request.headers[name], secrets)
+    request.body = _redact(request.body, secrets)
     return request
 
 
 def _scrub_response(response: dict[str, Any]) -> dict[str, Any]:
+    secrets = known_values()
     headers = response.get("headers", {})
     for name in list(headers):
         if name.lower() in SECRET_HEADERS:
             headers.pop(name)
+        else:  # a service (or a proxy) may quote the key back in any header
+            values = headers[name]
+            headers[name] = (
+                [_redact(v, secrets) for v in values] if isinstance(values, list) else _redact(values, secrets)
+            )
     body = response.get("body")
-    if isinstance(body, dict) and "string" in body:  # a service may quote the key back in an error
-        body["string"] = _redact(body["string"], _env_secrets())
+    if isinstance(body, dict) and "string" in body:  # ... or in the body
+        body["string"] = _redact(body["string"], secrets)
     return response
 
 
