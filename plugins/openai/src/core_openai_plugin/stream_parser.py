@@ -68,10 +68,12 @@ class ResponsesStreamParser:
         self._images: list[ImageResponse] = []
         self._other: list[dict[str, Any]] = []
         self._final: Any = None
+        self._events = 0
 
     # -- feeding --------------------------------------------------------------------------
 
     def feed(self, chunk: Any) -> Sequence[StreamEvent]:
+        self._events += 1
         kind = getattr(chunk, "type", None)
         if not isinstance(kind, str):  # the SDK passes on any JSON an event's data held
             shown = describe(chunk) if not isinstance(chunk, BaseModel) else "an object without a type"
@@ -172,6 +174,8 @@ class ResponsesStreamParser:
 
     def finish(self) -> StreamMetadata:
         final = self._final
+        if final is None and not self._events:  # e.g. an HTML page: the SDK's SSE decoder finds no event
+            raise InvalidResponseError("the OpenAI stream carried no events (not an event stream)", provider=PROVIDER)
         if final is None:
             raise ProviderConnectionError("the OpenAI stream ended before response.completed", provider=PROVIDER)
         calls = self.tool_calls()
