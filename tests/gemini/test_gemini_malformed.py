@@ -42,6 +42,10 @@ CALLS: dict[str, tuple[str, str, str]] = {
     "candidates a string": ('{"candidates": "Paris."}', "application/json", EMPTY_CANDIDATE),
     "candidate null": ('{"candidates": [null]}', "application/json", EMPTY_CANDIDATE),
     "no parts": (json.dumps(up.gemini_content([])), "application/json", r"finished \(STOP\) without any content"),
+    # the SDK fails on these after sending (a TypeError / pydantic error), mapped in errors.py
+    "bare number": ("42", "application/json", ""),
+    "candidates an object": ('{"candidates": {"content": {}}}', "application/json", ""),
+    "parts not objects": ('{"candidates": [{"content": {"parts": ["Paris."]}}]}', "application/json", ""),
 }
 #: (events, what the error names)
 STREAMS: dict[str, tuple[list[str], str]] = {
@@ -82,9 +86,10 @@ def call(server: FaultServer, mode: str, behaviour: Behaviour, method: str = "ch
 @pytest.mark.parametrize("case", sorted(CALLS))
 def test_a_200_that_is_not_an_answer_raises_naming_what_was_wrong(server: FaultServer, mode: str, case: str) -> None:
     body, content_type, names = CALLS[case]
-    with pytest.raises(InvalidResponseError, match=names):
+    with pytest.raises(InvalidResponseError, match=names) as raised:
         call(server, mode, respond(200, body, content_type=content_type))
     assert server.count == 1  # not asked again
+    assert raised.value.fallback  # but a router may ask the next provider
 
 
 @pytest.mark.parametrize("case", sorted(STREAMS))

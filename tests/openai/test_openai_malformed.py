@@ -115,9 +115,10 @@ def call(server: FaultServer, mode: str, behaviour: Behaviour, method: str = "ch
 @pytest.mark.parametrize("case", sorted(CALLS))
 def test_a_200_that_is_not_an_answer_raises_naming_what_was_wrong(server: FaultServer, mode: str, case: str) -> None:
     body, content_type, names = CALLS[case]
-    with pytest.raises(InvalidResponseError, match=names):
+    with pytest.raises(InvalidResponseError, match=names) as raised:
         call(server, mode, respond(200, body, content_type=content_type))
     assert server.count == 1  # not asked again
+    assert raised.value.fallback  # but a router may ask the next provider
 
 
 @pytest.mark.parametrize("case", sorted(STREAMS))
