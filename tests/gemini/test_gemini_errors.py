@@ -278,3 +278,16 @@ def test_status_not_found_is_not_found_whatever_the_code(offline: Offline, mode:
     with pytest.raises(NotFoundError) as caught:
         Runner(provider, mode)("generate_text", "Hello", model="gemini-0-nope")
     assert caught.value.status_code == code and len(sent) == 1
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_a_decision_answer_that_is_not_json_is_an_invalid_response(offline: Offline, mode: str) -> None:
+    from google.genai import _interactions
+
+    provider, sent = offline(lambda request: httpx2.Response(200, content=b'{"id": "dec_1", "out',
+                                                             headers={"content-type": "application/json"}))
+    with pytest.raises(InvalidResponseError, match="decision answer could not be read") as caught:
+        Runner(provider, mode)("decide", {"task": "triage"}, [{"key": "urgent", "kind": "yes_no",
+                                                              "instructions": "Is it urgent?"}])
+    assert isinstance(caught.value.__cause__, _interactions.APIResponseValidationError)
+    assert caught.value.status_code == 200 and len(sent) == 1

@@ -58,8 +58,9 @@ SECURITY_CHECKS = (
      "tables and `--json`) with keys from the environment and from the TOML file, upstream answering or "
      "quoting the key back; and a real `llm-core` process with `OPENAI_LOG=debug`"),
     ("test_key_reachability.py", "both plugins through the real SDKs against a loopback upstream that quotes "
-     "the key in a response header and body, the key also sent as a `key=` query option; chat, stream, "
-     "embeddings, models, sync and async, key rejected, 500 retried, malformed answer, reset, an error event "
+     "the key in a response header and body, the key also sent as a `key=` query option; every capability "
+     "(chat, completion, tools, vision, JSON, embeddings, images, decisions, models) and streams, sync and "
+     "async, key rejected, 500 retried, malformed answer, reset, an error event "
      "inside a stream: everything reachable from each error (attributes walked recursively, the whole "
      "`__cause__`/`__context__` chain, requests, responses, headers, bodies), its traceback, its pickle and "
      "each chained exception's pickle, every logger at DEBUG; `vars()` of providers (after `configure`) "

@@ -182,6 +182,12 @@ def _map_decision_error(error: BaseException) -> LLMError | None:
         return ProviderTimeoutError(f"the Gemini decision request timed out: {error}", provider=PROVIDER)
     if isinstance(error, decision_errors.APIConnectionError):
         return ProviderConnectionError(f"cannot reach Gemini: {error}", provider=PROVIDER)
+    if isinstance(error, decision_errors.APIResponseValidationError):  # e.g. a 200 that is not JSON
+        return InvalidResponseError(
+            f"Gemini's decision answer could not be read: {error.message}",
+            provider=PROVIDER,
+            status_code=error.status_code,
+        )
     if isinstance(error, decision_errors.APIError):
         body = error.body
         if isinstance(body, str):
