@@ -1,4 +1,4 @@
-"""Feature: the capability vocabulary (SPEC §5 plus documents and thinking)."""
+"""Feature: the capability vocabulary (SPEC §5 plus documents, thinking and batch)."""
 
 from __future__ import annotations
 
@@ -11,11 +11,11 @@ from llm_core.features import parse_features
 
 SPEC_VALUES = {
     "chat", "completion", "embeddings", "vision", "streaming", "tools", "json_mode", "audio", "image",
-    "text_to_speech", "transcription", "decision", "documents", "thinking",
+    "text_to_speech", "transcription", "decision", "documents", "thinking", "batch",
 }
 
 
-def test_values_are_exactly_spec_section_5_plus_documents_and_thinking() -> None:
+def test_values_are_exactly_spec_section_5_plus_documents_thinking_and_batch() -> None:
     assert {f.value for f in Feature} == SPEC_VALUES
 
 

@@ -176,5 +176,11 @@ class AsyncProvider:
         response = await p._arun("decide", chat, p.map_chat_request, p._asend_chat, p.parse_chat_response)
         return p.fallback_response(response, request)
 
+    async def submit_batch(self, items: Any, **options: Any) -> Any:
+        """``provider.asubmit_batch`` (llm_core.batch, a layer above: imported on use)."""
+        from llm_core.batch.capability import BatchCapable
+
+        return await self._cap(BatchCapable, Feature.BATCH).asubmit_batch(items, **options)
+
 
 __all__ = ["AsyncProvider", "BaseModel"]

@@ -11,7 +11,7 @@ from llm_core.errors import UnknownFeatureError
 class Feature(StrEnum):
     """A capability a provider (or one of its models) may offer.
 
-    Values are stable strings (SPEC §5 plus ``documents`` and ``thinking``).
+    Values are stable strings (SPEC §5 plus ``documents``, ``thinking`` and ``batch``).
     ``Feature("vison")`` raises :class:`UnknownFeatureError` listing the valid names.
     """
 
@@ -29,6 +29,7 @@ class Feature(StrEnum):
     DECISION = "decision"
     DOCUMENTS = "documents"
     THINKING = "thinking"
+    BATCH = "batch"
 
     def __str__(self) -> str:
         return self.value

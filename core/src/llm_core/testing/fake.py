@@ -44,7 +44,8 @@ from llm_core.streaming import StreamEvent, StreamMetadata, TokenType
 from llm_core.tools import ToolCall
 
 _CALL_IDS = itertools.count(1)
-ALL_FEATURES = frozenset(Feature) - {Feature.AUDIO, Feature.TEXT_TO_SPEECH, Feature.TRANSCRIPTION}
+#: Every feature the fake can play (no audio, and no batch API: a batch provider is a plugin's).
+ALL_FEATURES = frozenset(Feature) - {Feature.AUDIO, Feature.TEXT_TO_SPEECH, Feature.TRANSCRIPTION, Feature.BATCH}
 PNG_1X1 = bytes.fromhex(
     "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
     "1f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082"

@@ -1,0 +1,330 @@
+"""``llm_core.batch.run``: a JSONL file (or an iterable) of items in, a JSONL file of results
+out, every input id exactly once, resumable after a crash, ``kill -9`` or Ctrl-C.
+
+Steps, each recorded in the job record beside the output (:mod:`llm_core.batch.record`):
+ingest (every item validated, ids unique: typed errors before anything is uploaded), then in
+batch mode submit each job, poll, and write each job's results; in local mode run the items as
+single calls. Running again with the same output picks up where the last run stopped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+from llm_core.batch.calls import result_line, usage_tokens
+from llm_core.batch.capability import BatchCapable, new_tag
+from llm_core.batch.local import RateLimiter, run_items
+from llm_core.batch.record import FETCHED, OPEN, SUBMITTED, SUBMITTING, JobRecord, Output, RecordItems, record_path
+from llm_core.batch.types import (
+    BatchStatus,
+    ChatItem,
+    DecisionItem,
+    EmbeddingItem,
+    JsonItem,
+    item_from_json,
+    item_to_json,
+    parse_item,
+)
+from llm_core.errors import ConfigurationError, InvalidInputError, UnsupportedFeatureError
+from llm_core.features import Feature, parse_features
+
+Item = ChatItem | JsonItem | EmbeddingItem | DecisionItem
+Mode = Literal["batch", "local"]
+#: Output lines written between two syncs of output and record.
+SYNC_EVERY = 200
+
+
+class RunSummary(BaseModel):
+    """How a run stands: item counts, tokens reported, and each provider job's state."""
+
+    output: Path
+    record: Path
+    mode: str
+    provider: str
+    total: int
+    done: int
+    failed: int
+    tokens: int
+    jobs: list[BatchStatus] = []
+
+    @property
+    def finished(self) -> bool:
+        return self.done == self.total
+
+
+Progress = Callable[[RunSummary], None]
+
+
+def run(
+    input: str | Path | Iterable[Item | Mapping[str, Any]],  # noqa: A002 - the issue's name
+    *,
+    output: str | Path,
+    provider: Any = None,
+    features: Iterable[Feature | str] | None = None,
+    mode: Mode = "batch",
+    registry: Any = None,
+    wait: bool = True,
+    poll_interval: float = 30.0,
+    concurrency: int = 16,
+    requests_per_minute: float | None = None,
+    tokens_per_minute: float | None = None,
+    chunk_size: int | None = None,
+    progress: Progress | None = None,
+) -> RunSummary:
+    """Run every item of ``input`` once; results go to ``output`` (JSONL), the job record to
+    ``OUTPUT.job.sqlite``.
+
+    ``provider``: a provider instance or identifier; or ``features``: in local mode a router
+    over every provider offering them (fallback), in batch mode the best one with a batch API.
+    ``mode="batch"`` uses the provider's batch API (``wait=False`` returns once every job is
+    submitted: run again to collect); ``mode="local"`` makes single calls, ``concurrency`` at a
+    time, within ``requests_per_minute`` / ``tokens_per_minute``.
+    """
+    if mode not in ("batch", "local"):
+        raise InvalidInputError(f"mode must be 'batch' or 'local', not {mode!r}")
+    out = Path(output)
+    target = resolve_target(provider, features, mode, registry)
+    record = JobRecord(record_path(out))
+    writer = Output(out)
+    try:
+        writer.reconcile(record)
+        if record.get("ingested") is None:
+            _ingest(record, input, target, mode, chunk_size)
+        _check_same_run(record, mode, target)
+        if mode == "local":
+            _run_local(
+                record, writer, target, concurrency, RateLimiter(requests_per_minute, tokens_per_minute), progress
+            )
+        else:
+            _run_batch(record, writer, target, wait, poll_interval, progress)
+        return summary(record, out)
+    finally:
+        writer.close()
+        record.close()
+
+
+def resolve_target(provider: Any, features: Iterable[Feature | str] | None, mode: Mode, registry: Any) -> Any:
+    """The provider (or, local with features, the router) a run sends to."""
+    if (provider is None) == (features is None):
+        raise InvalidInputError("pass either provider=... or features=... (one of them)")
+    if registry is None and (isinstance(provider, str) or features is not None):
+        from llm_core import get_registry
+
+        registry = get_registry()
+    if isinstance(provider, str):
+        provider = registry.get(provider)
+    if features is not None:
+        wanted = parse_features(features)
+        if mode == "local":
+            from llm_core.routing import Router
+
+            return Router(registry, wanted)
+        batching = [c for c in registry.candidates(*wanted) if Feature.BATCH in c.spec.features]
+        if not batching:
+            raise UnsupportedFeatureError(
+                f"no provider offering {', '.join(sorted(f.value for f in wanted))} has a batch API; use mode='local'"
+            )
+        provider = registry.get(batching[0].identifier)
+    if mode == "batch" and not (isinstance(provider, BatchCapable) and provider.supports_batch()):
+        raise UnsupportedFeatureError(
+            f"{getattr(provider, 'name', provider)!s} has no batch API; use mode='local'",
+            provider=getattr(provider, "identifier", None),
+        )
+    return provider
+
+
+def _name(target: Any) -> str:
+    identifier = getattr(target, "identifier", None)
+    if identifier is not None:
+        return str(identifier)
+    return "router:" + ",".join(sorted(f.value for f in getattr(target, "features", ())))
+
+
+def _check_same_run(record: JobRecord, mode: str, target: Any) -> None:
+    if record.get("mode") != mode or record.get("provider") != _name(target):
+        raise ConfigurationError(
+            f"{record.path} belongs to a {record.get('mode')} run on {record.get('provider')}; "
+            f"resume it with the same settings, or choose another output"
+        )
+
+
+def _lines(source: str | Path | Iterable[Item | Mapping[str, Any]]) -> Iterator[tuple[str, Item]]:
+    """``(where, item)`` from a JSONL file (streamed, blank lines skipped) or an iterable."""
+    if isinstance(source, str | Path):
+        with open(source, encoding="utf-8") as handle:
+            for number, line in enumerate(handle, 1):
+                if line.strip():
+                    yield f"line {number}", item_from_json(line, where=f"{source}: line {number}")
+        return
+    for number, value in enumerate(source, 1):
+        yield f"item {number}", parse_item(value, where=f"item {number}")
+
+
+def _ingest(record: JobRecord, source: Any, target: Any, mode: str, chunk_size: int | None) -> None:
+    """Every item validated into the record (nothing is sent yet); batch items get their job."""
+    size = chunk_size or (target.max_batch_items if mode == "batch" else 0)
+    open_chunks: dict[str, tuple[int, int]] = {}  # group -> (chunk, items so far)
+    chunks = 0
+    try:
+        record.begin()
+        for position, (where, item) in enumerate(_lines(source), 1):
+            chunk = None
+            if mode == "batch":
+                _custom_id, kind, request = target.build_batch_entry(item)
+                group = target.batch_group(kind, request[1] if kind == "decision" else request)
+                current = open_chunks.get(group)
+                if current is None or current[1] >= size:
+                    chunks += 1
+                    record.add_chunk(chunks, group, new_tag())
+                    current = (chunks, 0)
+                chunk = current[0]
+                open_chunks[group] = (chunk, current[1] + 1)
+            if not record.add_item(item.custom_id, position, item_to_json(item), chunk):
+                raise InvalidInputError(f"{where}: duplicate custom_id {item.custom_id!r}")
+        if record.counts()["total"] == 0:
+            raise InvalidInputError("the input has no items")
+        record.set("mode", mode)
+        record.set("provider", _name(target))
+        record.set("ingested", str(time.time()))
+        record.commit()
+    except BaseException:
+        # nothing was sent: a corrected input starts afresh
+        record.db.execute("ROLLBACK")
+        record.close()
+        for suffix in ("", "-wal", "-shm"):
+            Path(str(record.path) + suffix).unlink(missing_ok=True)
+        raise
+
+
+# -- local mode -------------------------------------------------------------------------------
+
+
+def _run_local(
+    record: JobRecord, writer: Output, target: Any, concurrency: int, limiter: RateLimiter, progress: Progress | None
+) -> None:
+    def pending() -> Iterator[tuple[Item, str]]:
+        after = 0
+        while True:
+            page = record.pending(after, 1000)
+            if not page:
+                return
+            for position, line in page:
+                yield item_from_json(line, where=f"item at {position}"), line
+            after = page[-1][0]
+
+    done: list[tuple[str, bool, int]] = []
+
+    def on_result(item: Item, result: Any) -> None:
+        line = result_line(item.custom_id, item.kind, result)
+        writer.write(line)
+        done.append((item.custom_id, line["ok"], usage_tokens(result)))
+        if len(done) >= SYNC_EVERY:
+            _commit(record, writer, done, progress)
+
+    try:
+        asyncio.run(run_items(target, pending(), on_result, concurrency=concurrency, limiter=limiter))
+    finally:
+        _commit(record, writer, done, progress)
+
+
+def _commit(record: JobRecord, writer: Output, done: list[tuple[str, bool, int]], progress: Progress | None) -> None:
+    """Output to disk first, then the record: a crash between them is mended by reconcile()."""
+    if not done:
+        return
+    writer.sync()
+    record.begin()
+    for custom_id, ok, tokens in done:
+        record.mark_done(custom_id, ok, tokens)
+    record.commit()
+    done.clear()
+    if progress is not None:
+        progress(summary(record, writer.path))
+
+
+# -- batch mode -------------------------------------------------------------------------------
+
+
+def _run_batch(
+    record: JobRecord,
+    writer: Output,
+    provider: BatchCapable,
+    wait: bool,
+    poll_interval: float,
+    progress: Progress | None,
+) -> None:
+    for chunk, _group, tag, _job_id, state in record.chunks(OPEN, SUBMITTING):
+        found = provider.find_batch(tag) if state == SUBMITTING else None
+        if found is None:
+            record.set_chunk(chunk, SUBMITTING)  # before the create call: a crash now looks it up by tag
+            found = provider.submit_batch(record.chunk_items(chunk), tag=tag).id
+        record.set_chunk(chunk, SUBMITTED, found)
+    while wait:
+        waiting = record.chunks(SUBMITTED)
+        if not waiting:
+            return
+        statuses: list[BatchStatus] = []
+        for chunk, _group, _tag, job_id, _state in waiting:
+            assert job_id is not None
+            job = _job(record, provider, chunk, job_id)
+            status = job.status()
+            statuses.append(status)
+            if status.final:
+                _fetch(record, writer, job, progress)
+                record.set_chunk(chunk, FETCHED)
+        if progress is not None:
+            progress(summary(record, writer.path, statuses))
+        if record.chunks(SUBMITTED):
+            time.sleep(poll_interval)
+
+
+def _job(record: JobRecord, provider: BatchCapable, chunk: int, job_id: str) -> Any:
+    ids = record.chunk_ids(chunk)
+    return provider.batch_job(job_id, order=ids, items=RecordItems(record, ids))
+
+
+def _fetch(record: JobRecord, writer: Output, job: Any, progress: Progress | None) -> None:
+    done: list[tuple[str, bool, int]] = []
+    for custom_id, result in job.results():
+        if record.is_done(custom_id):  # written before a crash
+            continue
+        item = job.items[custom_id]
+        line = result_line(custom_id, item.kind, result)
+        writer.write(line)
+        done.append((custom_id, line["ok"], usage_tokens(result)))
+        if len(done) >= SYNC_EVERY:
+            _commit(record, writer, done, progress)
+    _commit(record, writer, done, progress)
+
+
+def summary(record: JobRecord, output: Path, jobs: Iterable[BatchStatus] = ()) -> RunSummary:
+    """The run's counts from its record (and ``jobs``, the job states last asked for)."""
+    return RunSummary(
+        output=output,
+        record=record.path,
+        mode=record.get("mode") or "",
+        provider=record.get("provider") or "",
+        jobs=list(jobs),
+        **record.counts(),
+    )
+
+
+def load_summary(output: str | Path) -> RunSummary:
+    """The summary of an earlier run from its record (nothing is sent)."""
+    out = Path(output)
+    path = record_path(out)
+    if not path.exists():
+        raise InvalidInputError(f"no job record at {path}")
+    record = JobRecord(path)
+    try:
+        return summary(record, out)
+    finally:
+        record.close()
+
+
+__all__ = ["RunSummary", "load_summary", "resolve_target", "run"]
