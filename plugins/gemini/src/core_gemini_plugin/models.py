@@ -77,7 +77,8 @@ MODELS: tuple[ModelInfo, ...] = (
     ),
 )
 
-PROVIDER_FEATURES = frozenset().union(*(m.features for m in MODELS))
+#: The models' features, and batch mode (a provider-level feature: core_gemini_plugin.batch).
+PROVIDER_FEATURES = frozenset().union(*(m.features for m in MODELS)) | {Feature.BATCH}
 
 
 def model_info(model: str) -> ModelInfo | None:

@@ -18,6 +18,7 @@ from collections.abc import AsyncIterator, Awaitable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from core_gemini_plugin import decisions, errors, request_mapper, response_parser
+from core_gemini_plugin.batch import GeminiBatch
 from core_gemini_plugin.models import DEFAULT_IMAGEN_MODEL, is_imagen
 from core_gemini_plugin.plugin import SPEC
 from core_gemini_plugin.stream_parser import GeminiStreamParser
@@ -64,6 +65,7 @@ class GeminiProvider(
     EmbeddingCapable,
     ImageGenerationCapable,
     DecisionCapable,
+    GeminiBatch,
 ):
     """Google Gemini through google-genai.
 

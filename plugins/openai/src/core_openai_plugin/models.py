@@ -116,7 +116,8 @@ IMAGE_MODELS: tuple[ModelInfo, ...] = (
 MODELS: tuple[ModelInfo, ...] = CHAT_MODELS + EMBEDDING_MODELS + IMAGE_MODELS
 
 #: Every feature some model offers: the provider-level feature set.
-PROVIDER_FEATURES: frozenset[Feature] = frozenset().union(*(m.features for m in MODELS))
+#: The models' features, and the Batch API (a provider-level feature: core_openai_plugin.batch).
+PROVIDER_FEATURES: frozenset[Feature] = frozenset().union(*(m.features for m in MODELS)) | {Feature.BATCH}
 
 
 def fact(info: ModelInfo | None, name: str, default: Any = None) -> Any:

@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator, Awaitable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from core_openai_plugin import request_mapper, response_parser
+from core_openai_plugin.batch import OpenAIBatch
 from core_openai_plugin.errors import map_openai_error
 from core_openai_plugin.plugin import SPEC
 from core_openai_plugin.stream_parser import ResponsesStreamParser
@@ -58,6 +59,7 @@ class OpenAIProvider(
     EmbeddingCapable,
     ImageGenerationCapable,
     DecisionCapable,
+    OpenAIBatch,
 ):
     """OpenAI (and OpenAI-compatible servers) through the Responses, Embeddings, Images and
     Decisions APIs.

@@ -1,0 +1,224 @@
+"""Gemini batch mode: ``client.batches.create`` with inlined requests (each the
+``generate_content`` arguments of the single call, plus ``metadata`` naming its ``custom_id``)
+and ``client.batches.create_embeddings`` (one ``EmbedContentBatch``: every input of the job,
+one config); results from the job's inlined responses, in input order, parsed by the
+single-call parsers.
+
+Shapes: ``google.genai.types`` ``InlinedRequest``, ``BatchJobSource``, ``EmbeddingsBatchJobSource``,
+``EmbedContentBatch``, ``CreateBatchJobConfig`` (``display_name``: the job's tag), ``BatchJob``
+(``state``: ``JobState``; ``dest.inlined_responses``: ``InlinedResponse``;
+``dest.inlined_embed_content_responses``: ``InlinedEmbedContentResponse``), ``JobError``. The SDK
+is imported only inside the calls.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from core_gemini_plugin.errors import error_for_status
+from llm_core.batch.capability import BatchCapable, Item, Result
+from llm_core.batch.types import BatchState, BatchStatus, ItemKind
+from llm_core.errors import InvalidResponseError, LLMError
+
+if TYPE_CHECKING:
+    from google import genai
+
+PROVIDER = "gemini"
+#: How many of the newest jobs a look-up by tag reads.
+FIND_LIMIT = 1000
+#: The metadata key of an inlined request that holds its ``custom_id``.
+ID_KEY = "custom_id"
+
+_STATES = {
+    "JOB_STATE_UNSPECIFIED": BatchState.QUEUED,
+    "JOB_STATE_QUEUED": BatchState.QUEUED,
+    "JOB_STATE_PENDING": BatchState.QUEUED,
+    "JOB_STATE_PAUSED": BatchState.QUEUED,
+    "JOB_STATE_RUNNING": BatchState.RUNNING,
+    "JOB_STATE_UPDATING": BatchState.RUNNING,
+    "JOB_STATE_CANCELLING": BatchState.RUNNING,
+    "JOB_STATE_SUCCEEDED": BatchState.COMPLETED,
+    "JOB_STATE_PARTIALLY_SUCCEEDED": BatchState.COMPLETED,
+    "JOB_STATE_FAILED": BatchState.FAILED,
+    "JOB_STATE_CANCELLED": BatchState.CANCELLED,
+    "JOB_STATE_EXPIRED": BatchState.EXPIRED,
+}
+#: google.rpc codes (``JobError.code``) → the HTTP status the single call would have had.
+_RPC_HTTP = {1: 499, 2: 500, 3: 400, 4: 504, 5: 404, 6: 409, 7: 403, 8: 429, 9: 400, 10: 409, 13: 500, 14: 503, 16: 401}
+
+
+# -- pure mapping and parsing -------------------------------------------------------------------
+
+
+def map_batch(group: str, mapped: Sequence[tuple[str, dict[str, Any]]], tag: str) -> dict[str, Any]:
+    """``batches.create`` (or ``create_embeddings``) arguments for the job."""
+    model = mapped[0][1]["model"]
+    config = {"display_name": tag}
+    if group.startswith("embeddings:"):
+        settings = mapped[0][1].get("config") or {}
+        contents = [text for _, payload in mapped for text in payload["contents"]]
+        return {
+            "embeddings": True,
+            "model": model,
+            "src": {"inlined_requests": {"contents": contents, "config": settings}},
+            "config": config,
+        }
+    requests = [{**payload, "metadata": {ID_KEY: cid}} for cid, payload in mapped]
+    return {"embeddings": False, "model": model, "src": {"inlined_requests": requests}, "config": config}
+
+
+def parse_job(raw: Any) -> BatchStatus:
+    """``types.BatchJob`` → :class:`BatchStatus` (counts once the job has inlined responses)."""
+    state = raw.state.name if raw.state is not None else "JOB_STATE_UNSPECIFIED"
+    records = _records(raw)
+    failed = sum(1 for r in records if r.error is not None) if records else None
+    return BatchStatus(
+        id=raw.name or "",
+        state=_STATES.get(state, BatchState.RUNNING),
+        provider=PROVIDER,
+        total=len(records) if records else None,
+        completed=len(records) - failed if records and failed is not None else None,
+        failed=failed,
+        provider_state=state,
+        error=raw.error.message if raw.error is not None else None,
+    )
+
+
+def _records(raw: Any) -> list[Any]:
+    dest = raw.dest
+    if dest is None:
+        return []
+    return list(dest.inlined_responses or dest.inlined_embed_content_responses or [])
+
+
+def item_error(error: Any) -> LLMError:
+    """The typed error of one failed request (``JobError``: an RPC code and a message)."""
+    code = _RPC_HTTP.get(error.code, error.code) if error.code is not None else None
+    return error_for_status(code, None, error.message)
+
+
+def parse_records(records: Iterable[Any], order: Sequence[str], items: Mapping[str, Item]) -> Iterator[Result]:
+    """``(custom_id, SDK response | LLMError)``; responses follow the input order, and an
+    embedding item takes as many responses as it has inputs."""
+    from google.genai import types
+
+    pending = iter(records)
+    for custom_id in order:
+        item = items[custom_id]
+        if item.kind != "embedding":
+            record = next(pending, None)
+            if record is None:
+                return  # the job ended before the rest ran: the core says why for each
+            if record.metadata and record.metadata.get(ID_KEY) not in (None, custom_id):
+                yield custom_id, InvalidResponseError("Gemini batch: responses out of order", provider=PROVIDER)
+                continue
+            yield custom_id, item_error(record.error) if record.error is not None else record.response
+            continue
+        count = 1 if isinstance(item.input, str) else len(item.input)
+        group = [r for r in (next(pending, None) for _ in range(count)) if r is not None]
+        if len(group) < count:
+            return
+        errors = [r.error for r in group if r.error is not None]
+        if errors:
+            yield custom_id, item_error(errors[0])
+            continue
+        embeddings = [r.response.embedding if r.response is not None else None for r in group]
+        yield custom_id, types.EmbedContentResponse(embeddings=[e for e in embeddings if e is not None])
+
+
+# -- the provider's batch calls ------------------------------------------------------------------
+
+
+class GeminiBatch(BatchCapable):
+    """The batch-mode half of :class:`~core_gemini_plugin.provider.GeminiProvider`."""
+
+    # inlined requests: the whole job travels in one create call (at most 20 MB), so keep jobs small
+    max_batch_items = 1_000
+
+    if TYPE_CHECKING:
+
+        @property
+        def client(self) -> genai.Client: ...
+
+    def batch_group(self, kind: ItemKind, request: Any) -> str:
+        if kind != "embedding":
+            return super().batch_group(kind, request)
+        # one EmbedContentBatch has one config: items share a job only when their settings agree
+        options = ",".join(f"{k}={request.options[k]!r}" for k in sorted(request.options))
+        return f"embeddings:{request.model}:{request.task_type}:{request.dimensions}:{options}"
+
+    def map_batch_request(self, group: str, mapped: Sequence[tuple[str, dict[str, Any]]], tag: str) -> dict[str, Any]:
+        return map_batch(group, mapped, tag)
+
+    def _send_batch_create(self, payload: dict[str, Any]) -> Any:
+        batches = self.client.batches
+        if not payload["embeddings"]:
+            return batches.create(model=payload["model"], src=payload["src"], config=payload["config"])
+        with _experimental_ok():
+            return batches.create_embeddings(model=payload["model"], src=payload["src"], config=payload["config"])
+
+    async def _asend_batch_create(self, payload: dict[str, Any]) -> Any:
+        batches = self.client.aio.batches
+        if not payload["embeddings"]:
+            return await batches.create(model=payload["model"], src=payload["src"], config=payload["config"])
+        with _experimental_ok():
+            return await batches.create_embeddings(model=payload["model"], src=payload["src"], config=payload["config"])
+
+    def _send_batch_get(self, job_id: str) -> Any:
+        return self.client.batches.get(name=job_id)
+
+    async def _asend_batch_get(self, job_id: str) -> Any:
+        return await self.client.aio.batches.get(name=job_id)
+
+    def _send_batch_cancel(self, job_id: str) -> Any:
+        return self.client.batches.cancel(name=job_id)
+
+    async def _asend_batch_cancel(self, job_id: str) -> Any:
+        return await self.client.aio.batches.cancel(name=job_id)
+
+    def _send_batch_find(self, tag: str) -> Any | None:
+        for seen, job in enumerate(self.client.batches.list(config={"page_size": 100})):
+            if seen >= FIND_LIMIT:
+                break
+            if job.display_name == tag:
+                return job
+        return None
+
+    async def _asend_batch_find(self, tag: str) -> Any | None:
+        seen = 0
+        async for job in await self.client.aio.batches.list(config={"page_size": 100}):
+            if job.display_name == tag:
+                return job
+            seen += 1
+            if seen >= FIND_LIMIT:
+                break
+        return None
+
+    parse_batch_status = staticmethod(parse_job)
+
+    def _send_batch_output(self, raw: Any) -> list[Any]:
+        return _records(raw)  # inlined: the responses came with the job
+
+    async def _asend_batch_output(self, raw: Any) -> list[Any]:
+        return _records(raw)
+
+    def parse_batch_output(
+        self, records: Iterable[Any], order: Sequence[str], items: Mapping[str, Item]
+    ) -> Iterator[Result]:
+        return parse_records(records, order, items)
+
+
+class _experimental_ok(warnings.catch_warnings):
+    """``batches.create_embeddings`` warns that it is experimental on every call; the plugin
+    chose it knowingly (docs/batch.md), so the warning is not passed on."""
+
+    def __enter__(self) -> None:
+        super().__enter__()
+        from google.genai.errors import ExperimentalWarning
+
+        warnings.simplefilter("ignore", ExperimentalWarning)
+
+
+__all__ = ["GeminiBatch", "map_batch", "parse_job", "parse_records"]
