@@ -1,0 +1,68 @@
+"""Fixtures of the batch tests: the loopback batch server and providers pointed at it."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))  # mock_server, also for the runner subprocesses
+
+from mock_server import BatchServer  # noqa: E402
+
+from llm_core.retry import RetryPolicy  # noqa: E402
+
+OPENAI_KEY = "sk-test-batch-0123456789abcdef"
+GEMINI_KEY = "AIzaSy-test-batch-0123456789abcdef"
+FAST_RETRY = RetryPolicy(max_attempts=2, initial_delay=0.0, max_delay=0.0, jitter=0.0)
+
+
+@pytest.fixture(autouse=True)
+def _isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "GEMINI_API_KEY", "GOOGLE_API_KEY", "LLM_CORE_PREFER"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("LLM_CORE_CONFIG", str(tmp_path / "none.toml"))
+    (tmp_path / "none.toml").write_text("")
+
+
+@pytest.fixture
+def server() -> Iterator[BatchServer]:
+    with BatchServer(polls=1) as running:
+        yield running
+
+
+@pytest.fixture
+def openai(server: BatchServer) -> Any:
+    from core_openai_plugin.provider import OpenAIProvider
+
+    return OpenAIProvider(api_key=OPENAI_KEY, base_url=server.url + "/v1", retry=FAST_RETRY, timeout=10)
+
+
+@pytest.fixture
+def gemini(server: BatchServer) -> Any:
+    from core_gemini_plugin.provider import GeminiProvider
+
+    return GeminiProvider(api_key=GEMINI_KEY, base_url=server.url, retry=FAST_RETRY, timeout=10)
+
+
+@pytest.fixture
+def write_jsonl(tmp_path: Path) -> Callable[[list[dict[str, Any]]], Path]:
+    def write(items: list[dict[str, Any]], name: str = "in.jsonl") -> Path:
+        path = tmp_path / name
+        path.write_text("".join(json.dumps(i) + "\n" for i in items))
+        return path
+
+    return write
+
+
+def chats(count: int, prefix: str = "q") -> list[dict[str, Any]]:
+    return [{"custom_id": f"{prefix}{n}", "messages": f"{prefix} number {n}"} for n in range(count)]
+
+
+def read_lines(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines()]

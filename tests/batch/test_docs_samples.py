@@ -1,0 +1,35 @@
+"""The Python samples of docs/batch.md run as written (against the loopback server: the SDK
+reads OPENAI_API_KEY and OPENAI_BASE_URL from the environment, as a user's would)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from conftest import OPENAI_KEY
+
+from llm_core.registry import reset_registry
+
+DOC = Path(__file__).resolve().parents[2] / "docs" / "batch.md"
+
+
+def test_python_samples_run(server, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    server.polls = 0
+    monkeypatch.setenv("OPENAI_API_KEY", OPENAI_KEY)
+    monkeypatch.setenv("OPENAI_BASE_URL", server.url + "/v1")
+    monkeypatch.chdir(tmp_path)
+    text = DOC.read_text()
+    items = re.search(r"```json\n(.*?)```", text, re.S)
+    assert items is not None
+    (tmp_path / "items.jsonl").write_text(items.group(1))
+    samples = re.findall(r"```python\n(.*?)```", text, re.S)
+    assert samples
+    reset_registry()
+    try:
+        for sample in samples:
+            exec(compile(sample, str(DOC), "exec"), {})  # the documented code itself
+    finally:
+        reset_registry()
+    lines = (tmp_path / "results.jsonl").read_text().splitlines()
+    assert len(lines) == 4  # every item of the JSON sample, once
