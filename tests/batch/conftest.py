@@ -13,13 +13,8 @@ import pytest
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))  # mock_server, also for the runner subprocesses
 
+from batchkit import FAST_RETRY, GEMINI_KEY, OPENAI_KEY  # noqa: E402
 from mock_server import BatchServer  # noqa: E402
-
-from llm_core.retry import RetryPolicy  # noqa: E402
-
-OPENAI_KEY = "sk-test-batch-0123456789abcdef"
-GEMINI_KEY = "AIzaSy-test-batch-0123456789abcdef"
-FAST_RETRY = RetryPolicy(max_attempts=2, initial_delay=0.0, max_delay=0.0, jitter=0.0)
 
 
 @pytest.fixture(autouse=True)
@@ -58,11 +53,3 @@ def write_jsonl(tmp_path: Path) -> Callable[[list[dict[str, Any]]], Path]:
         return path
 
     return write
-
-
-def chats(count: int, prefix: str = "q") -> list[dict[str, Any]]:
-    return [{"custom_id": f"{prefix}{n}", "messages": f"{prefix} number {n}"} for n in range(count)]
-
-
-def read_lines(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text().splitlines()]

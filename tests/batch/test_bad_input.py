@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import chats
+from batchkit import chats
 
 from llm_core.batch import run
 from llm_core.batch.record import record_path
@@ -35,6 +35,13 @@ def test_a_feature_batch_apis_do_not_take(openai, gemini, server) -> None:
     for provider in (openai, gemini):
         with pytest.raises(UnsupportedFeatureError, match="not 'image'"):
             provider.submit_batch([{"custom_id": "a", "kind": "image", "prompt": "a cat"}])
+    _nothing_sent(server)
+
+
+def test_a_model_whose_batch_api_is_not_there(gemini, server) -> None:
+    item = {"custom_id": "a", "messages": "draw", "options": {"model": "gemini-2.5-flash-image"}}
+    with pytest.raises(UnsupportedFeatureError, match="does not support batch"):
+        gemini.submit_batch([item])
     _nothing_sent(server)
 
 

@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import OPENAI_KEY
+from batchkit import OPENAI_KEY
 
 from llm_core.registry import reset_registry
 

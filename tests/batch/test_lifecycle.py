@@ -4,7 +4,7 @@ the services have, per-item failures as typed errors, sync and async."""
 from __future__ import annotations
 
 import pytest
-from conftest import chats
+from batchkit import chats
 
 from llm_core.batch import BatchState, JsonResponse
 from llm_core.decisions import DecisionResponse

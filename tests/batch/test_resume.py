@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import HERE, OPENAI_KEY, chats, read_lines
+from batchkit import HERE, OPENAI_KEY, chats, read_lines
 from mock_server import BatchServer
 
 from llm_core.batch.runner import load_summary

@@ -48,14 +48,14 @@ def test_every_declared_feature_is_implemented() -> None:
     assert SPEC.features <= GeminiProvider.implemented_features()
     assert SPEC.features == PROVIDER_FEATURES == frozenset({
         Feature.CHAT, Feature.COMPLETION, Feature.STREAMING, Feature.TOOLS, Feature.VISION, Feature.DOCUMENTS,
-        Feature.JSON_MODE, Feature.THINKING, Feature.EMBEDDINGS, Feature.IMAGE, Feature.DECISION})
+        Feature.JSON_MODE, Feature.THINKING, Feature.EMBEDDINGS, Feature.IMAGE, Feature.DECISION, Feature.BATCH})
 
 
 @pytest.mark.parametrize(("model", "has", "lacks"), [
-    ("gemini-2.5-flash", {"chat", "streaming", "tools", "vision", "documents", "json_mode", "thinking", "decision"},
-     {"embeddings", "image"}),
+    ("gemini-2.5-flash", {"chat", "streaming", "tools", "vision", "documents", "json_mode", "thinking", "decision",
+                          "batch"}, {"embeddings", "image"}),
     ("gemini-3-flash-preview", {"chat", "thinking", "tools"}, {"image"}),
-    ("gemini-2.5-flash-image", {"image", "chat", "vision"}, {"thinking", "tools", "embeddings"}),
+    ("gemini-2.5-flash-image", {"image", "chat", "vision"}, {"thinking", "tools", "embeddings", "batch"}),
     ("imagen-4.0-generate-001", {"image"}, {"chat", "vision"}),
     ("gemini-embedding-001", {"embeddings"}, {"chat", "image"}),
     ("decisions-prerelease", {"decision"}, {"chat", "json_mode"}),

@@ -66,6 +66,7 @@ def test_spec_features_are_backed_by_the_capability_mixins():
         Feature.EMBEDDINGS,
         Feature.IMAGE,
         Feature.DECISION,
+        Feature.BATCH,
     }
     registry = Registry()
     registry.register(SPEC)

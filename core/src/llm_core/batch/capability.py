@@ -143,6 +143,7 @@ class BatchCapable(BaseProvider):
                 )
             # batch APIs have no decision endpoint: the structured-output form of decide() goes
             request = (decision, decider.fallback_chat_request(decision))
+        self._require(Feature.BATCH, _chat_of((item.custom_id, item.kind, request)).model)
         return item.custom_id, item.kind, request
 
     def prepare_batch(self, items: Iterable[Item | Mapping[str, Any]]) -> tuple[str, list[Item], list[Entry]]:

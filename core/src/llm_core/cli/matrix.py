@@ -8,8 +8,7 @@ from llm_core.registry import Registry
 HEADER = """# Capability matrix
 
 Generated from the registry by `python scripts/capability_matrix.py` (a test fails when this
-file is stale). `yes` = offered; per-model rows show what each catalogue model offers (a
-feature no model lists, such as `batch`, belongs to the provider and is in the first table only).
+file is stale). `yes` = offered; per-model rows show what each catalogue model offers.
 """
 
 
@@ -25,7 +24,7 @@ def capability_matrix(registry: Registry) -> str:
         lines.append(f"| `{feature.value}` | " + " | ".join(cells) + " |")
     for spec in specs:
         lines += ["", f"## {spec.name} (`{spec.identifier}`)", ""]
-        offered = [f for f in features if f in spec.features and any(f in m.features for m in spec.models)]
+        offered = [f for f in features if f in spec.features]
         lines.append("| model | " + " | ".join(f.value for f in offered) + " |")
         lines.append("|---|" + "---|" * len(offered))
         for model in spec.models:

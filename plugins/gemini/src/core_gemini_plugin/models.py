@@ -26,6 +26,7 @@ TEXT_FEATURES = frozenset(
         Feature.JSON_MODE,
         Feature.THINKING,
         Feature.DECISION,
+        Feature.BATCH,  # batch mode: batches.create
     }
 )
 IMAGE_MODEL_FEATURES = frozenset(
@@ -67,8 +68,12 @@ MODELS: tuple[ModelInfo, ...] = (
         "Imagen 4 Fast (Vertex AI predict endpoint).",
         extra={"api": "imagen"},
     ),
-    ModelInfo("gemini-embedding-001", {Feature.EMBEDDINGS}, "Text embeddings (3072 dimensions, MRL-truncatable)."),
-    ModelInfo("gemini-embedding-2", {Feature.EMBEDDINGS}, "Multimodal embeddings."),
+    ModelInfo(
+        "gemini-embedding-001",
+        {Feature.EMBEDDINGS, Feature.BATCH},
+        "Text embeddings (3072 dimensions, MRL-truncatable).",
+    ),
+    ModelInfo("gemini-embedding-2", {Feature.EMBEDDINGS, Feature.BATCH}, "Multimodal embeddings."),
     ModelInfo(
         "decisions-prerelease",
         {Feature.DECISION},
@@ -77,8 +82,7 @@ MODELS: tuple[ModelInfo, ...] = (
     ),
 )
 
-#: The models' features, and batch mode (a provider-level feature: core_gemini_plugin.batch).
-PROVIDER_FEATURES = frozenset().union(*(m.features for m in MODELS)) | {Feature.BATCH}
+PROVIDER_FEATURES = frozenset().union(*(m.features for m in MODELS))
 
 
 def model_info(model: str) -> ModelInfo | None:

@@ -29,6 +29,7 @@ TEXT = frozenset(
         Feature.TOOLS,
         Feature.JSON_MODE,
         Feature.DECISION,
+        Feature.BATCH,  # the Batch API's /v1/responses
     }
 )
 #: Chat models that also read images and PDFs.
@@ -83,19 +84,19 @@ CHAT_MODELS: tuple[ModelInfo, ...] = (
 EMBEDDING_MODELS: tuple[ModelInfo, ...] = (
     ModelInfo(
         DEFAULT_EMBEDDING_MODEL,
-        {Feature.EMBEDDINGS},
+        {Feature.EMBEDDINGS, Feature.BATCH},
         "1536 dimensions, shortenable",
         {"dimensions": True, "max_dimensions": 1536},
     ),
     ModelInfo(
         "text-embedding-3-large",
-        {Feature.EMBEDDINGS},
+        {Feature.EMBEDDINGS, Feature.BATCH},
         "3072 dimensions, shortenable",
         {"dimensions": True, "max_dimensions": 3072},
     ),
     ModelInfo(
         "text-embedding-ada-002",
-        {Feature.EMBEDDINGS},
+        {Feature.EMBEDDINGS, Feature.BATCH},
         "1536 dimensions, fixed",
         {"dimensions": False, "max_dimensions": 1536},
     ),
@@ -116,8 +117,7 @@ IMAGE_MODELS: tuple[ModelInfo, ...] = (
 MODELS: tuple[ModelInfo, ...] = CHAT_MODELS + EMBEDDING_MODELS + IMAGE_MODELS
 
 #: Every feature some model offers: the provider-level feature set.
-#: The models' features, and the Batch API (a provider-level feature: core_openai_plugin.batch).
-PROVIDER_FEATURES: frozenset[Feature] = frozenset().union(*(m.features for m in MODELS)) | {Feature.BATCH}
+PROVIDER_FEATURES: frozenset[Feature] = frozenset().union(*(m.features for m in MODELS))
 
 
 def fact(info: ModelInfo | None, name: str, default: Any = None) -> Any:
