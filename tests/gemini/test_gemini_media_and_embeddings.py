@@ -10,6 +10,7 @@ from gemini_inputs import BROKEN_PNG, EMPTY_PDF, PDF, PNG
 from gemini_support import Offline, Runner, cassette, sent_body
 
 from llm_core.errors import InvalidInputError, InvalidRequestError, NotFoundError, UnsupportedFeatureError
+from llm_core.messages import ChatMessage, DocumentPart, ImagePart, TextPart
 from llm_core.responses import EmbeddingResponse, VisionResponse
 
 # -- vision and documents ------------------------------------------------------------------------
@@ -127,3 +128,16 @@ def test_invalid_embedding_calls_send_nothing(offline: Offline, args: Any, optio
     with pytest.raises(error):
         provider.embeddings(args, **options)
     assert sent == []
+
+
+@pytest.mark.parametrize("part", [
+    DocumentPart(data=b"\x00\x00\x00\x18ftypmp42video", mime_type="video/mp4"),
+    ImagePart(data=b"\x00\x00\x00\x18ftypmp42video", mime_type="video/mp4"),
+    DocumentPart(url="https://example.com/clip.webm", mime_type="video/webm"),
+])
+def test_inline_video_is_refused_as_video_not_as_a_document(part: Any, offline: Offline) -> None:
+    """Gemini accepts video, but llm-core has no video part yet: refused before sending (decision)."""
+    provider, sent = offline()
+    with pytest.raises(InvalidInputError, match="is video input, which llm-core does not support") as raised:
+        provider.chat_completion([ChatMessage.user([TextPart(text="What happens?"), part])])
+    assert "document" not in str(raised.value) and sent == []

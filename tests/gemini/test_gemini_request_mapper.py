@@ -19,6 +19,7 @@ from core_gemini_plugin.request_mapper import (
     map_embedding_request,
     map_image_request,
     map_imagen_request,
+    replay_part,
     tool_result_object,
 )
 from llm_core.errors import InvalidInputError
@@ -272,3 +273,32 @@ def test_imagen_request_sends_the_requested_mime_type() -> None:
         "output_mime_type": "image/jpeg", "aspect_ratio": "4:3", "seed": 3}}
     with pytest.raises(InvalidInputError, match="no input images"):
         map_imagen_request(request.model_copy(update={"input_images": [ImagePart(data=PNG, mime_type="image/png")]}))
+
+
+# -- values JSON cannot carry (issue 14.8, SPEC §2) ------------------------------------------------
+
+
+@pytest.mark.parametrize("output", ["NaN", "Infinity", "-Infinity", "[1, NaN]", '{"x": Infinity}'])
+def test_nan_and_infinity_in_a_tool_result_are_not_json(output: str) -> None:
+    assert tool_result_object(output) == {"result": output}  # the SPEC §2 fallback, as sent
+
+
+def test_nan_in_replayed_tool_call_arguments_is_refused_before_sending() -> None:
+    call = ToolCall.model_construct(id="c1", name="f", arguments={"x": float("nan")})
+    with pytest.raises(InvalidInputError, match="tool call arguments are not JSON"):
+        chat(ChatMessage.user("q"), ChatMessage(role="assistant", tool_calls=[call]))
+
+
+def test_a_saved_replay_part_whose_args_is_a_list_becomes_an_object() -> None:
+    saved = {"function_call": {"id": "c1", "name": "f", "args": ["a", "b"]}}
+    assert replay_part(saved) == {"function_call": {"id": "c1", "name": "f", "args": {"0": "a", "1": "b"}}}
+
+
+@pytest.mark.parametrize("saved", [
+    {"function_call": {"name": "f", "args": "text"}},
+    {"function_call": ["f"]},
+    "a part",
+])
+def test_a_saved_replay_part_that_is_not_an_object_is_a_typed_error(saved: Any) -> None:
+    with pytest.raises(InvalidInputError, match="saved Gemini"):
+        replay_part(saved)

@@ -206,3 +206,12 @@ def test_blocked_prompt_and_empty_answer() -> None:
         parse_chat_response(blocked, REQUEST)
     with pytest.raises(InvalidResponseError, match="no candidates"):
         parse_chat_response(types.GenerateContentResponse(), REQUEST)
+
+
+def test_json_answers_are_decoded_as_written_without_think_tag_extraction() -> None:
+    """SPEC §1.3 extraction is for chat text; inside a JSON value a <think> tag is data."""
+    json_request = ChatRequest(messages=[ChatMessage.user("q")], model="gemini-2.5-flash", json_mode=True)
+    text = '{"note": "<think>keep</think>  me"}'
+    result = parse_chat_response(response(th("Reason."), t(text)), json_request)
+    assert (result.content, result.thinking) == (text, "Reason.")
+    assert parse_chat_response(response(t(text)), REQUEST).content == '{"note": " me"}'

@@ -10,6 +10,7 @@ the reference recordings); each malformed one changes one thing.
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 import re
 import sys
@@ -26,6 +27,7 @@ from fault_server import Behaviour, FaultServer, respond, sse
 from openai_scenarios import make_provider
 
 from llm_core.errors import InvalidResponseError
+from llm_core.responses import ImageResponse
 from llm_core.streaming import StreamEventType
 
 MODEL = "gpt-4.1"
@@ -95,16 +97,20 @@ def mode(request: pytest.FixtureRequest) -> str:
     return str(request.param)
 
 
+def model_for(method: str) -> str:
+    return "dall-e-3" if method == "generate_image" else MODEL
+
+
 def call(server: FaultServer, mode: str, behaviour: Behaviour, method: str = "chat_completion") -> Any:
     server.clear()
     server.script(behaviour)
     provider = make_provider(base_url=server.url + "/v1")
     if mode == "sync":
-        result = getattr(provider, method)("Capital of France?", model=MODEL)
+        result = getattr(provider, method)("Capital of France?", model=model_for(method))
         return list(result) if method == "stream_chat_completion" else result
 
     async def run() -> Any:
-        result = getattr(provider.aio, method)("Capital of France?", model=MODEL)
+        result = getattr(provider.aio, method)("Capital of France?", model=model_for(method))
         if method == "stream_chat_completion":
             return [item async for item in result]
         return await result
@@ -147,3 +153,49 @@ def test_keep_alive_comments_in_the_stream_are_ignored(server: FaultServer, mode
     assert "".join(e.text or "" for e in streamed if e.type is StreamEventType.TOKEN) == "Paris."
     assert [e.type for e in streamed][-2:] == [StreamEventType.METADATA, StreamEventType.END]
     assert server.count == 1
+
+
+# -- output items the library does not map are never dropped (issue 14.8) -------------------------
+
+#: An image_generation_call item as the reference recording shows it
+#: (shared/reference-recordings/.../test_openai_responses_image_generation_jpeg.yaml), result shortened.
+JPEG = b"\xff\xd8\xff\xe0fake-jpeg"
+IMAGE_CALL = {"id": "ig_rel_1", "type": "image_generation_call", "status": "completed", "background": "opaque",
+              "output_format": "jpeg", "quality": "high", "size": "1536x1024",
+              "revised_prompt": "A pink axolotl underwater.", "result": base64.b64encode(JPEG).decode()}
+#: A web_search_call item (openai.types.responses.ResponseFunctionWebSearch), which has no typed field.
+SEARCH = {"id": "ws_rel_1", "type": "web_search_call", "status": "completed",
+          "action": {"type": "search", "query": "axolotl"}}
+ITEMS = [IMAGE_CALL, SEARCH, up.openai_message("Here it is.")]
+
+
+def check_items(metadata: dict[str, Any]) -> None:
+    [image] = metadata["images"]
+    assert isinstance(image, ImageResponse)
+    assert (image.data, image.mime_type, image.revised_prompt) == (JPEG, "image/jpeg", "A pink axolotl underwater.")
+    assert image.metadata["size"] == "1536x1024" and "result" not in image.metadata
+    assert metadata["output_items"] == [SEARCH]
+
+
+def test_image_generation_and_other_items_are_kept_in_a_call(server: FaultServer, mode: str) -> None:
+    response = call(server, mode, respond(200, json.dumps(up.openai_response(ITEMS))))
+    assert response.content == "Here it is."
+    check_items(response.metadata)
+
+
+def test_image_generation_and_other_items_are_kept_in_a_stream(server: FaultServer, mode: str) -> None:
+    events = [event("response.output_item.done", output_index=i, item=item) for i, item in enumerate(ITEMS)]
+    events.append(event("response.completed", response=up.openai_response(ITEMS)))
+    streamed = call(server, mode, sse(events), "stream_chat_completion")
+    metadata = streamed[-2].metadata
+    assert metadata is not None
+    check_items(metadata.extra)
+
+
+def test_an_image_server_answering_with_a_url_gets_a_typed_error(server: FaultServer, mode: str) -> None:
+    """A DALL-E-style compatible server that ignores response_format=b64_json; nothing is downloaded."""
+    url = "https://images.example/x.png"
+    with pytest.raises(InvalidResponseError, match="URL instead of image bytes") as raised:
+        call(server, mode, respond(200, json.dumps({"created": 1, "data": [{"url": url}]})), "generate_image")
+    assert raised.value.raw == url
+    assert server.count == 1 and server.requests[0].json["response_format"] == "b64_json"

@@ -7,11 +7,13 @@ import base64
 import pytest
 from openai.types import CreateEmbeddingResponse, ImagesResponse
 from openai.types.responses import Response
+from openai_scenarios import make_provider
 
-from core_openai_plugin.response_parser import finish_reason, parse_embeddings, parse_images, parse_response
-from llm_core.errors import InvalidResponseError, RateLimitError
+from core_openai_plugin.response_parser import finish_reason, parse_embeddings, parse_images, parse_response, tool_call
+from llm_core.errors import InvalidInputError, InvalidResponseError, RateLimitError
 from llm_core.messages import ChatMessage
 from llm_core.requests import ChatRequest, EmbeddingRequest, ImageRequest
+from llm_core.tools import ToolCall
 
 REQUEST = ChatRequest(messages=[ChatMessage.user("hi")], model="gpt-4.1")
 
@@ -102,7 +104,7 @@ IMAGE_REQUEST = ImageRequest(prompt="p", model="gpt-image-2", mime_type="image/w
 
 @pytest.mark.parametrize(("data", "message"), [
     ([], "no image bytes"),
-    ([{"url": "https://example.com/x.png"}], "sent a URL"),
+    ([{"url": "https://example.com/x.png"}], "answered with a URL instead of image bytes"),
     ([{"b64_json": "not base64!"}], "not valid base64"),
 ])
 def test_images_without_usable_bytes_are_invalid_responses(data, message):
@@ -114,3 +116,17 @@ def test_the_image_mime_type_falls_back_to_the_requested_one():
     raw = ImagesResponse.model_validate({"created": 1, "data": [{"b64_json": base64.b64encode(b"RIFF").decode()}]})
     image = parse_images(raw, IMAGE_REQUEST)
     assert (image.data, image.mime_type, image.usage) == (b"RIFF", "image/webp", None)
+
+
+@pytest.mark.parametrize("arguments", ['{"x": NaN}', '{"x": Infinity}', '{"x": -Infinity}'])
+def test_nan_and_infinity_in_tool_call_arguments_are_not_json(arguments):
+    with pytest.raises(InvalidResponseError, match=r"unusable arguments for tool 'f'.*is not JSON"):
+        tool_call("c1", "f", arguments)
+
+
+def test_nan_in_replayed_tool_call_arguments_is_refused_before_sending():
+    provider = make_provider()
+    call = ToolCall.model_construct(id="c1", name="f", arguments={"x": float("inf")})
+    messages = [ChatMessage.user("q"), ChatMessage(role="assistant", tool_calls=[call])]
+    with pytest.raises(InvalidInputError, match="message 1: tool call arguments are not JSON"):
+        provider.map_chat_request(provider.build_chat_request(messages, model="gpt-4.1"))

@@ -56,6 +56,13 @@ def check_media(
             f"cannot tell the type of this {kind}: pass mime_type (one of {', '.join(allowed)})",
             provider=provider,
         )
+    medium = declared.split("/", 1)[0].strip().lower()
+    if medium in ("video", "audio"):  # a medium of its own, not an image or a document
+        raise InvalidInputError(
+            f"{declared} is {medium} input, which llm-core does not support yet (it is neither an image "
+            "nor a file to attach)",
+            provider=provider,
+        )
     fmt = format_of(declared)
     if fmt not in allowed:
         raise InvalidInputError(

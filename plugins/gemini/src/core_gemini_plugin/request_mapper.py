@@ -79,7 +79,7 @@ def tool_result_object(output: str) -> dict[str, Any]:
     (scalars, JSON strings, text that is not JSON) as ``{"result": <the original string>}``.
     """
     try:
-        value = json.loads(output)
+        value = json.loads(output, parse_constant=_not_json)
     except ValueError:
         return {"result": output}
     if isinstance(value, dict):
@@ -89,9 +89,25 @@ def tool_result_object(output: str) -> dict[str, Any]:
     return {"result": output}
 
 
-def _object(value: Mapping[str, Any] | None) -> dict[str, Any]:
-    """A deep copy as a JSON object (``{}`` when empty), so the caller's data stay untouched."""
-    return copy.deepcopy(dict(value or {}))
+def _not_json(constant: str) -> Any:
+    """``NaN``, ``Infinity`` and ``-Infinity``: Python's json reads them, JSON has no such values."""
+    raise ValueError(f"{constant} is not JSON")
+
+
+def _object(value: object, what: str = "tool call arguments") -> dict[str, Any]:
+    """A deep copy as a JSON object, so the caller's data stay untouched (SPEC §2): empty → ``{}``,
+    a list → ``{"0": …, "1": …}``; anything else, or a value JSON cannot carry, is refused."""
+    if isinstance(value, list):
+        value = {str(index): item for index, item in enumerate(value)}
+    elif value is None:
+        value = {}
+    if not isinstance(value, Mapping):
+        raise InvalidInputError(f"{what} must be a JSON object, not {type(value).__name__}", provider=PROVIDER)
+    try:
+        json.dumps(value, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise InvalidInputError(f"{what} are not JSON: {exc}", provider=PROVIDER) from None
+    return copy.deepcopy(dict(value))
 
 
 # -- chat -----------------------------------------------------------------------------------
@@ -275,6 +291,8 @@ def _assistant_parts(message: ChatMessage) -> list[dict[str, Any]]:
 
 def replay_part(saved: Mapping[str, Any]) -> dict[str, Any]:
     """A saved part (see ``response_parser.replay_parts``) as a part to send back."""
+    if not isinstance(saved, Mapping) or not isinstance(saved.get("function_call", {}), Mapping):
+        raise InvalidInputError(f"a saved Gemini part must be an object, not {saved!r:.80}", provider=PROVIDER)
     part: dict[str, Any] = {}
     if "text" in saved:
         part["text"] = saved["text"]
@@ -282,7 +300,8 @@ def replay_part(saved: Mapping[str, Any]) -> dict[str, Any]:
         part["thought"] = True
     if "function_call" in saved:
         call = saved["function_call"]
-        part["function_call"] = {**{k: call[k] for k in ("id", "name") if k in call}, "args": _object(call.get("args"))}
+        args = _object(call.get("args"), "the args of a saved Gemini function_call part")
+        part["function_call"] = {**{k: call[k] for k in ("id", "name") if k in call}, "args": args}
     if "inline_data" in saved:
         blob = saved["inline_data"]
         part["inline_data"] = {"data": base64.b64decode(blob["data"]), "mime_type": blob.get("mime_type")}

@@ -249,7 +249,12 @@ def parse_chat_response(raw: types.GenerateContentResponse, request: ChatRequest
     parts = first_parts(raw)
     reason = enum_name(candidate.finish_reason)
     check_has_output(bool(parts), reason)
-    content, thinking = split_text_parts(text_parts(parts))
+    texts = text_parts(parts)
+    if request.json_mode:  # the model's JSON as written: <think> extraction is for chat text only
+        content = "".join(text for text, thought in texts if not thought)
+        thinking = "".join(text for text, thought in texts if thought) or None
+    else:
+        content, thinking = split_text_parts(texts)
     log = PartLog(raw.response_id)
     for part in parts:
         log.add(part)

@@ -193,7 +193,7 @@ def input_items(turns: Sequence[ChatMessage], *, detail: str = "auto") -> list[d
                         "type": "function_call",
                         "call_id": call.id,
                         "name": call.name,
-                        "arguments": json.dumps(call.arguments, separators=(",", ":"), ensure_ascii=False),
+                        "arguments": _arguments(call.arguments, index),
                     }
                 )
         elif message.role is Role.TOOL:
@@ -204,6 +204,15 @@ def input_items(turns: Sequence[ChatMessage], *, detail: str = "auto") -> list[d
                 )
             items.append({"type": "function_call_output", "call_id": message.tool_call_id, "output": message.text})
     return items
+
+
+def _arguments(arguments: Mapping[str, Any], index: int) -> str:
+    """A replayed call's arguments as JSON text; ``NaN``/``Infinity`` have no JSON form."""
+    try:
+        return json.dumps(arguments, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        message = f"message {index}: tool call arguments are not JSON: {exc}"
+        raise InvalidInputError(message, provider=PROVIDER) from None
 
 
 def _message(role: str, content: str | list[dict[str, Any]], message: ChatMessage) -> dict[str, Any]:

@@ -7,6 +7,7 @@ objects built by ``model_construct`` and tolerate fields the SDK does not know.
 from __future__ import annotations
 
 import base64
+import json
 import struct
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -69,10 +70,16 @@ def usage_from(usage: Any) -> Usage:
     )
 
 
+def _not_json(constant: str) -> Any:
+    raise ValueError(f"{constant} is not JSON")
+
+
 def tool_call(call_id: str, name: str, arguments: str | None) -> ToolCall:
-    """A function call with its JSON arguments decoded; bad JSON is an invalid response."""
+    """A function call with its JSON arguments decoded; bad JSON (``NaN``/``Infinity`` included,
+    which Python's json would read) is an invalid response."""
     try:
-        return ToolCall(id=call_id, name=name, arguments=arguments or "")
+        decoded = json.loads(arguments, parse_constant=_not_json) if arguments else {}
+        return ToolCall(id=call_id, name=name, arguments=decoded)
     except ValueError as exc:
         raise InvalidResponseError(
             f"OpenAI sent unusable arguments for tool {name!r}: {exc}", provider=PROVIDER, raw=arguments
@@ -331,9 +338,16 @@ def parse_embeddings(raw: CreateEmbeddingResponse, request: EmbeddingRequest) ->
 def parse_images(raw: ImagesResponse, request: ImageRequest) -> ImageResponse:
     """The first generated image as bytes; its MIME type from ``output_format`` (else the request's)."""
     first = raw.data[0] if raw.data else None
+    if first is not None and not first.b64_json and first.url:
+        # llm-core does not fetch it: a download would go to a host the user never configured
+        raise InvalidResponseError(
+            "the image server answered with a URL instead of image bytes (b64_json), although "
+            "response_format='b64_json' was asked; llm-core does not download images: the URL is in `raw`",
+            provider=PROVIDER,
+            raw=first.url,
+        )
     if first is None or not first.b64_json:
-        detail = " (it sent a URL: use a GPT image model)" if first is not None and first.url else ""
-        raise InvalidResponseError(f"OpenAI returned no image bytes{detail}", provider=PROVIDER)
+        raise InvalidResponseError("OpenAI returned no image bytes", provider=PROVIDER)
     try:
         data = base64.b64decode(first.b64_json, validate=True)
     except ValueError as exc:
