@@ -171,11 +171,18 @@ async def acalls(sides: Mapping[str, AsyncCall], *, warmup: int, rounds: int, pe
 @dataclass
 class StreamSeries:
     first: Series = field(default_factory=Series)  # µs from the call to the first text delta
+    total: Series = field(default_factory=Series)  # µs from the call to the end of the stream
     per_delta: Series = field(default_factory=Series)  # µs per delta after the first one
     deltas: int = 0
 
+    def add_round(self, runs: list[tuple[float, float, float, int]]) -> None:
+        self.first.add_round([r[0] for r in runs])
+        self.total.add_round([r[1] for r in runs])
+        self.per_delta.add_round([r[2] for r in runs])
+        self.deltas = runs[-1][3]
 
-def _one_stream(open_stream: Stream) -> tuple[float, float, int]:
+
+def _one_stream(open_stream: Stream) -> tuple[float, float, float, int]:
     clock = time.perf_counter_ns
     start = clock()
     first = 0
@@ -186,10 +193,10 @@ def _one_stream(open_stream: Stream) -> tuple[float, float, int]:
             if count == 1:
                 first = clock()
     end = clock()
-    return (first - start) / 1000, (end - first) / 1000 / max(count - 1, 1), count
+    return (first - start) / 1000, (end - start) / 1000, (end - first) / 1000 / max(count - 1, 1), count
 
 
-async def _one_astream(open_stream: AsyncStream) -> tuple[float, float, int]:
+async def _one_astream(open_stream: AsyncStream) -> tuple[float, float, float, int]:
     clock = time.perf_counter_ns
     start = clock()
     first = 0
@@ -200,7 +207,7 @@ async def _one_astream(open_stream: AsyncStream) -> tuple[float, float, int]:
             if count == 1:
                 first = clock()
     end = clock()
-    return (first - start) / 1000, (end - first) / 1000 / max(count - 1, 1), count
+    return (first - start) / 1000, (end - start) / 1000, (end - first) / 1000 / max(count - 1, 1), count
 
 
 def streams(sides: Mapping[str, Stream], *, warmup: int, rounds: int, per_round: int) -> dict[str, StreamSeries]:
@@ -212,14 +219,12 @@ def streams(sides: Mapping[str, Stream], *, warmup: int, rounds: int, per_round:
     out = {name: StreamSeries() for name in names}
     for round_no in range(rounds):
         _settle()
-        runs: dict[str, list[tuple[float, float, int]]] = {name: [] for name in names}
+        runs: dict[str, list[tuple[float, float, float, int]]] = {name: [] for name in names}
         for _ in range(per_round):
             for name in _order(names, round_no):
                 runs[name].append(_one_stream(sides[name]))
         for name in names:
-            out[name].first.add_round([r[0] for r in runs[name]])
-            out[name].per_delta.add_round([r[1] for r in runs[name]])
-            out[name].deltas = runs[name][-1][2]
+            out[name].add_round(runs[name])
     return out
 
 
@@ -233,14 +238,12 @@ async def astreams(
     out = {name: StreamSeries() for name in names}
     for round_no in range(rounds):
         _settle()
-        runs: dict[str, list[tuple[float, float, int]]] = {name: [] for name in names}
+        runs: dict[str, list[tuple[float, float, float, int]]] = {name: [] for name in names}
         for _ in range(per_round):
             for name in _order(names, round_no):
                 runs[name].append(await _one_astream(sides[name]))
         for name in names:
-            out[name].first.add_round([r[0] for r in runs[name]])
-            out[name].per_delta.add_round([r[1] for r in runs[name]])
-            out[name].deltas = runs[name][-1][2]
+            out[name].add_round(runs[name])
     return out
 
 

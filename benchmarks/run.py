@@ -1,14 +1,16 @@
 """Run the benchmark: llm-core against the bare SDKs over a loopback server, in one run.
 
-    python -m benchmarks                      # the full run (a few minutes), Markdown on stdout
+    python -m benchmarks                      # the full run (several minutes), Markdown on stdout
     python -m benchmarks --json out.json --markdown out.md
     python -m benchmarks --quick              # tiny counts: checks the harness end to end
     python -m benchmarks --sections calls,streams --providers openai
 
-Sections: ``cold`` (fresh interpreters), ``calls`` (per-call overhead, sync and async), ``own``
-(llm-core's own work per call, with the send stubbed: see :mod:`benchmarks.own`),
-``streams`` (time to first event, per-delta cost, sync and async), ``concurrency`` (async
-throughput), ``memory`` (RSS and live objects over many calls). ``--check`` exits 1 when a target
+Every operation is compared twice: with the bare SDK called as its README calls it (the user's
+view, the headline) and with the bare SDK sending the identical payload (see
+:mod:`benchmarks.sides`). Sections: ``cold`` (fresh interpreters: start-up against the
+entry-point scan, and ready to call), ``calls`` (per call, sync and async), ``streams`` (first
+delta and whole stream, sync and async), ``concurrency`` (async throughput, user's view),
+``memory`` (RSS and live objects over many calls, user's view). ``--check`` exits 1 when a target
 is missed (the numbers are noisy: re-run before believing a miss).
 """
 
@@ -23,11 +25,13 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from benchmarks import coldstart, measure, memory, own, report
+from benchmarks import coldstart, measure, memory, report
 from benchmarks.server import LoopbackServer
-from benchmarks.sides import PROVIDERS, Side, build
+from benchmarks.sides import PROVIDERS, SAME_PAYLOAD, USER_VIEW, Side, build
 
-SECTIONS = ("cold", "calls", "own", "streams", "concurrency", "memory")
+SECTIONS = ("cold", "calls", "streams", "concurrency", "memory")
+#: The two comparisons: (llm-core side, SDK side).
+PAIRS = {"user": USER_VIEW, "payload": SAME_PAYLOAD}
 
 
 @dataclass(frozen=True)
@@ -36,20 +40,24 @@ class Counts:
 
     call_warmup: int = 200
     call_rounds: int = 10
-    calls_per_round: int = 400  # 10 x 400 = 4,000 timed calls per side: ±2-4 µs on the difference
-    own_blocks: int = 4
-    own_per_block: int = 300
-    deltas: int = 500
+    calls_per_round: int = 300  # 10 x 300 = 3,000 timed calls per side
+    deltas: int = 200
     stream_warmup: int = 3
     stream_rounds: int = 10
     streams_per_round: int = 20  # 200 streams per side
-    concurrent_total: int = 1000
+    concurrent_total: int = 500
     in_flight: int = 50
     concurrency_rounds: int = 15
     memory_calls: int = 10_000
     memory_warmup: int = 500
-    cold_runs: int = 7
-    first_call_runs: int = 5
+    cold_runs: int = 21
+    ready_runs: int = 11
+
+    def calls(self) -> dict[str, int]:
+        return {"warmup": self.call_warmup, "rounds": self.call_rounds, "per_round": self.calls_per_round}
+
+    def streams(self) -> dict[str, int]:
+        return {"warmup": self.stream_warmup, "rounds": self.stream_rounds, "per_round": self.streams_per_round}
 
     @classmethod
     def quick(cls) -> Counts:
@@ -57,8 +65,6 @@ class Counts:
             call_warmup=3,
             call_rounds=2,
             calls_per_round=5,
-            own_blocks=1,
-            own_per_block=3,
             deltas=20,
             stream_warmup=1,
             stream_rounds=2,
@@ -69,7 +75,7 @@ class Counts:
             memory_calls=40,
             memory_warmup=5,
             cold_runs=1,
-            first_call_runs=1,
+            ready_runs=1,
         )
 
 
@@ -77,27 +83,54 @@ def _log(message: str) -> None:
     print(f"[bench {time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
 
 
-def _same_request(server: LoopbackServer, sides: dict[str, Side]) -> dict[str, Any]:
-    """Send one chat and one stream request from each side; compare what the server received."""
-    seen: dict[str, dict[str, Any]] = {}
-    for name, side in sides.items():
-        side.call()
-        seen[name + ":chat"] = server.get("/_bench/last")
-        measure.drain(iter(side.stream()))
-        seen[name + ":stream"] = server.get("/_bench/last")
+def _requests(server: LoopbackServer, sides: dict[str, Side]) -> dict[str, Any]:
+    """Send one chat and one stream request from each side of each pair; compare what the server
+    received (the same-payload pair must match exactly; the user's view shows what llm-core sends
+    for a plain question next to the README form)."""
     out: dict[str, Any] = {}
-    for kind in ("chat", "stream"):
-        core, bare = seen["core:" + kind], seen["bare:" + kind]
-        core_headers = sorted(tuple(h) for h in core["headers"] if h[0] != "host")
-        bare_headers = sorted(tuple(h) for h in bare["headers"] if h[0] != "host")
-        out[kind] = {
-            "target": core["target"],
-            "same_target": core["target"] == bare["target"],
-            "same_body": core["body"] == bare["body"],
-            "same_headers": core_headers == bare_headers,
-            "body": core["body"],
-            "header_differences": sorted(set(core_headers) ^ set(bare_headers)),
-        }
+    for pair, (core_name, sdk_name) in PAIRS.items():
+        seen: dict[str, dict[str, Any]] = {}
+        for name in (core_name, sdk_name):
+            sides[name].call()
+            seen[name + ":chat"] = server.get("/_bench/last")
+            measure.drain(iter(sides[name].stream()))
+            seen[name + ":stream"] = server.get("/_bench/last")
+        for kind in ("chat", "stream"):
+            core, sdk = seen[f"{core_name}:{kind}"], seen[f"{sdk_name}:{kind}"]
+            core_headers = sorted(tuple(h) for h in core["headers"] if h[0] != "host")
+            sdk_headers = sorted(tuple(h) for h in sdk["headers"] if h[0] != "host")
+            out.setdefault(pair, {})[kind] = {
+                "target": core["target"],
+                "sdk_target": sdk["target"],
+                "same_target": core["target"] == sdk["target"],
+                "same_body": core["body"] == sdk["body"],
+                "same_headers": core_headers == sdk_headers,
+                "body": core["body"],
+                "sdk_body": sdk["body"],
+                "header_differences": sorted(set(core_headers) ^ set(sdk_headers)),
+            }
+    return out
+
+
+def _stream_result(streamed: dict[str, measure.StreamSeries], core: str, sdk: str) -> dict[str, Any]:
+    a, b = streamed[core], streamed[sdk]
+    return {
+        "deltas": {"core": a.deltas, "sdk": b.deltas},
+        "first_event_us": measure.compare(a.first, b.first),
+        "total_us": measure.compare(a.total, b.total),
+        "per_delta_us": measure.compare(a.per_delta, b.per_delta),
+    }
+
+
+def _sync_sections(sides: dict[str, Side], counts: Counts, sections: set[str]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for pair, (core, sdk) in PAIRS.items():
+        if "calls" in sections:
+            series = measure.calls({core: sides[core].call, sdk: sides[sdk].call}, **counts.calls())
+            out.setdefault(pair, {})["calls_sync"] = measure.compare(series[core], series[sdk])
+        if "streams" in sections:
+            streamed = measure.streams({core: sides[core].stream, sdk: sides[sdk].stream}, **counts.streams())
+            out.setdefault(pair, {})["streams_sync"] = _stream_result(streamed, core, sdk)
     return out
 
 
@@ -106,44 +139,30 @@ async def _async_sections(
 ) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {p: {} for p in pairs}
     for provider, sides in pairs.items():
-        if "calls" in sections:
-            _log(f"{provider}: async calls")
-            series = await measure.acalls(
-                {n: s.acall for n, s in sides.items()},
-                warmup=counts.call_warmup,
-                rounds=counts.call_rounds,
-                per_round=counts.calls_per_round,
-            )
-            out[provider]["calls_async"] = measure.compare(series["core"], series["bare"])
-        if "streams" in sections:
-            _log(f"{provider}: async streams")
-            streamed = await measure.astreams(
-                {n: s.astream for n, s in sides.items()},
-                warmup=counts.stream_warmup,
-                rounds=counts.stream_rounds,
-                per_round=counts.streams_per_round,
-            )
-            out[provider]["streams_async"] = _stream_result(streamed)
+        for pair, (core, sdk) in PAIRS.items():
+            found = out[provider].setdefault(pair, {})
+            if "calls" in sections:
+                _log(f"{provider}: async calls ({pair})")
+                series = await measure.acalls({core: sides[core].acall, sdk: sides[sdk].acall}, **counts.calls())
+                found["calls_async"] = measure.compare(series[core], series[sdk])
+            if "streams" in sections:
+                _log(f"{provider}: async streams ({pair})")
+                streamed = await measure.astreams(
+                    {core: sides[core].astream, sdk: sides[sdk].astream}, **counts.streams()
+                )
+                found["streams_async"] = _stream_result(streamed, core, sdk)
         if "concurrency" in sections:
+            core, sdk = USER_VIEW
             _log(f"{provider}: concurrency {counts.concurrent_total} requests at {counts.in_flight} in flight")
             rates = await measure.throughput(
-                {n: s.acall for n, s in sides.items()},
+                {core: sides[core].acall, sdk: sides[sdk].acall},
                 total=counts.concurrent_total,
                 in_flight=counts.in_flight,
                 rounds=counts.concurrency_rounds,
                 warmup=counts.in_flight * 2,
             )
-            out[provider]["concurrency"] = measure.compare(rates["core"], rates["bare"])
+            out[provider]["user"]["concurrency"] = measure.compare(rates[core], rates[sdk])
     return out
-
-
-def _stream_result(streamed: dict[str, measure.StreamSeries]) -> dict[str, Any]:
-    core, bare = streamed["core"], streamed["bare"]
-    return {
-        "deltas": {"core": core.deltas, "bare": bare.deltas},
-        "first_event_us": measure.compare(core.first, bare.first),
-        "per_delta_us": measure.compare(core.per_delta, bare.per_delta),
-    }
 
 
 def run(counts: Counts, sections: set[str], providers: tuple[str, ...]) -> dict[str, Any]:
@@ -154,47 +173,25 @@ def run(counts: Counts, sections: set[str], providers: tuple[str, ...]) -> dict[
     facts = report.machine_facts()
     with LoopbackServer(deltas=counts.deltas) as server:
         _log(f"loopback server on {server.url}")
-        pairs = {p: {s: build(p, s, server.url) for s in ("core", "bare")} for p in providers}
+        names = (*USER_VIEW, *SAME_PAYLOAD)
+        pairs = {p: {s: build(p, s, server.url) for s in names} for p in providers}
         for provider, sides in pairs.items():
-            results["providers"][provider] = {"same_request": _same_request(server, sides)}
+            results["providers"][provider] = {"requests": _requests(server, sides)}
         if "cold" in sections:
-            _log("cold start: import + discovery + select")
-            results["cold"]["select"] = coldstart.select_cost(counts.cold_runs)
-            for provider in providers:
-                _log(f"cold start: {provider} first call")
-                results["cold"].setdefault("first_call", {})[provider] = coldstart.first_call(
-                    provider, server.url, counts.first_call_runs
-                )
+            _log("cold start: import + discovery + select against the entry-point scan")
+            results["cold"]["startup"] = coldstart.startup(counts.cold_runs)
+            _log("cold start: ready to call")
+            results["cold"]["ready"] = coldstart.ready(server.url, counts.ready_runs)
         for provider, sides in pairs.items():
-            res = results["providers"][provider]
-            if "calls" in sections:
-                _log(f"{provider}: sync calls")
-                series = measure.calls(
-                    {n: s.call for n, s in sides.items()},
-                    warmup=counts.call_warmup,
-                    rounds=counts.call_rounds,
-                    per_round=counts.calls_per_round,
-                )
-                res["calls_sync"] = measure.compare(series["core"], series["bare"])
-            if "own" in sections:
-                _log(f"{provider}: llm-core's own work per call (send stubbed)")
-                res["own"] = own.measure(
-                    provider, server.url, {"main": None}, blocks=counts.own_blocks, per_block=counts.own_per_block
-                )["main"]
-            if "streams" in sections:
-                _log(f"{provider}: sync streams of {counts.deltas} deltas")
-                streamed = measure.streams(
-                    {n: s.stream for n, s in sides.items()},
-                    warmup=counts.stream_warmup,
-                    rounds=counts.stream_rounds,
-                    per_round=counts.streams_per_round,
-                )
-                res["streams_sync"] = _stream_result(streamed)
-        for provider, found in asyncio.run(_async_sections(pairs, counts, sections)).items():
-            results["providers"][provider].update(found)
+            _log(f"{provider}: sync calls and streams")
+            for pair, found in _sync_sections(sides, counts, sections).items():
+                results["providers"][provider].setdefault(pair, {}).update(found)
+        for provider, by_pair in asyncio.run(_async_sections(pairs, counts, sections)).items():
+            for pair, found in by_pair.items():
+                results["providers"][provider].setdefault(pair, {}).update(found)
         if "memory" in sections:
             for provider in providers:
-                for side in ("core", "bare"):
+                for side in USER_VIEW:
                     _log(f"{provider}: memory over {counts.memory_calls} calls ({side})")
                     results["providers"][provider].setdefault("memory", {})[side] = memory.run(
                         provider, side, server.url, counts.memory_calls, counts.memory_warmup

@@ -1,6 +1,15 @@
-"""The two sides of every comparison: llm-core (through the registry and a plugin) and the bare
-SDK making the identical request, with the same client configuration (SDK retries off, same
-timeout, same base URL). The harness checks on the server that both sent the same request.
+"""The sides of every comparison, two pairs of them.
+
+**The user's view** (the headline): llm-core called as its docs show it,
+``provider.chat_completion("question")``, against the bare SDK called as its own README shows it
+(``client.responses.create(model=..., input="question")``,
+``client.models.generate_content(model=..., contents="question")``, and their streaming and async
+forms), each client built the README's way (only the key and the loopback base URL given).
+
+**The same payload** (the second column): llm-core with a system and a user message, against the
+bare SDK making the identical request with the client configured as the plugin configures it (SDK
+retries off, same timeout, API version). The harness checks on the server that both sent the same
+request.
 
 Nothing here imports an SDK or llm-core at module level: cold-start runs import this module and
 start their clock afterwards.
@@ -13,13 +22,16 @@ from dataclasses import dataclass
 from typing import Any
 
 PROVIDERS = ("gemini", "openai")
-SIDES = ("core", "bare")
+#: Side names: the user's view (``core``, ``sdk``) and the same-payload pair (``core-payload``,
+#: ``sdk-payload``).
+USER_VIEW = ("core", "sdk")
+SAME_PAYLOAD = ("core-payload", "sdk-payload")
 API_KEY = "bench-key"
 TIMEOUT_S = 60.0
 SYSTEM = "You are a concise assistant."
 PROMPT = "In two sentences: what does a provider registry for LLMs do?"
 MODELS = {"gemini": "gemini-2.5-flash", "openai": "gpt-4.1-mini"}
-#: The call as an llm-core user writes it (plain role/content mappings).
+#: The same-payload call as an llm-core user writes it (plain role/content mappings).
 MESSAGES = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": PROMPT}]
 
 
@@ -36,12 +48,15 @@ class Side:
 
 
 def build(provider: str, side: str, base_url: str) -> Side:
-    """The ``side`` ("core" or "bare") of ``provider`` pointed at the loopback ``base_url``."""
+    """The ``side`` of ``provider`` (see :data:`USER_VIEW`, :data:`SAME_PAYLOAD`) pointed at the
+    loopback ``base_url``."""
+    if side in ("core", "core-payload"):
+        return core_side(provider, side, core_provider(provider, base_url))
     builders = {
-        ("gemini", "core"): _core_gemini,
-        ("gemini", "bare"): _bare_gemini,
-        ("openai", "core"): _core_openai,
-        ("openai", "bare"): _bare_openai,
+        ("gemini", "sdk"): _readme_gemini,
+        ("gemini", "sdk-payload"): _payload_gemini,
+        ("openai", "sdk"): _readme_openai,
+        ("openai", "sdk-payload"): _payload_openai,
     }
     return builders[(provider, side)](base_url)
 
@@ -50,45 +65,69 @@ def build(provider: str, side: str, base_url: str) -> Side:
 
 
 def core_provider(provider: str, base_url: str) -> Any:
-    """The llm-core provider of the benchmark's llm-core side, pointed at the loopback ``base_url``."""
+    """The llm-core provider pointed at the loopback ``base_url`` (the core's defaults otherwise)."""
     from llm_core.registry import get_registry
 
     base = base_url + "/v1" if provider == "openai" else base_url
     return get_registry().get(provider, api_key=API_KEY, model=MODELS[provider], timeout=TIMEOUT_S, base_url=base)
 
 
-def core_side(provider: str, p: Any) -> Side:
-    """The llm-core side's calls, made on the provider ``p`` (see :func:`core_provider`)."""
+def core_side(provider: str, side: str, p: Any) -> Side:
+    """llm-core's calls on the provider ``p``: the question alone (``core``) or with a system
+    message (``core-payload``)."""
     aio = p.aio
+    question: Any = PROMPT if side == "core" else MESSAGES
 
     def call() -> str:
-        return str(p.chat_completion(MESSAGES).content)
+        return str(p.chat_completion(question).content)
 
     async def acall() -> str:
-        return str((await aio.chat_completion(MESSAGES)).content)
+        return str((await aio.chat_completion(question)).content)
 
     def stream() -> Iterator[str | None]:
-        return (event.text for event in p.stream_chat_completion(MESSAGES))
+        return (event.text for event in p.stream_chat_completion(question))
 
     async def astream() -> AsyncIterator[str | None]:
-        async for event in aio.stream_chat_completion(MESSAGES):
+        async for event in aio.stream_chat_completion(question):
             yield event.text
 
-    return Side(provider, "core", call, acall, stream, astream)
+    return Side(provider, side, call, acall, stream, astream)
 
 
-def _core_gemini(base_url: str) -> Side:
-    return core_side("gemini", core_provider("gemini", base_url))
+# -- google-genai ----------------------------------------------------------------------------------
 
 
-def _core_openai(base_url: str) -> Side:
-    return core_side("openai", core_provider("openai", base_url))
+def _gemini_calls(side: str, client: Any, contents: Any, config: Any) -> Side:
+    model = MODELS["gemini"]
+    options: dict[str, Any] = {} if config is None else {"config": config}
+
+    def call() -> Any:
+        return client.models.generate_content(model=model, contents=contents, **options).text
+
+    async def acall() -> Any:
+        return (await client.aio.models.generate_content(model=model, contents=contents, **options)).text
+
+    def stream() -> Iterator[str | None]:
+        return (
+            chunk.text for chunk in client.models.generate_content_stream(model=model, contents=contents, **options)
+        )
+
+    async def astream() -> AsyncIterator[str | None]:
+        async for chunk in await client.aio.models.generate_content_stream(model=model, contents=contents, **options):
+            yield chunk.text
+
+    return Side("gemini", side, call, acall, stream, astream)
 
 
-# -- bare google-genai -----------------------------------------------------------------------------
+def _readme_gemini(base_url: str) -> Side:
+    """As the google-genai README: ``genai.Client()`` and ``contents="question"``."""
+    from google import genai
+
+    client = genai.Client(api_key=API_KEY, http_options={"base_url": base_url})
+    return _gemini_calls("sdk", client, PROMPT, None)
 
 
-def _bare_gemini(base_url: str) -> Side:
+def _payload_gemini(base_url: str) -> Side:
     from google import genai
     from google.genai import types
 
@@ -102,55 +141,49 @@ def _bare_gemini(base_url: str) -> Side:
             retry_options=types.HttpRetryOptions(attempts=1),
         ),
     )
-    model = MODELS["gemini"]
     contents: Any = [{"role": "user", "parts": [{"text": PROMPT}]}]
-    config: Any = {"system_instruction": SYSTEM}
-
-    def call() -> str | None:
-        return client.models.generate_content(model=model, contents=contents, config=config).text
-
-    async def acall() -> str | None:
-        return (await client.aio.models.generate_content(model=model, contents=contents, config=config)).text
-
-    def stream() -> Iterator[str | None]:
-        return (
-            chunk.text for chunk in client.models.generate_content_stream(model=model, contents=contents, config=config)
-        )
-
-    async def astream() -> AsyncIterator[str | None]:
-        async for chunk in await client.aio.models.generate_content_stream(
-            model=model, contents=contents, config=config
-        ):
-            yield chunk.text
-
-    return Side("gemini", "bare", call, acall, stream, astream)
+    return _gemini_calls("sdk-payload", client, contents, {"system_instruction": SYSTEM})
 
 
-# -- bare openai -----------------------------------------------------------------------------------
+# -- openai ----------------------------------------------------------------------------------------
 
 
-def _bare_openai(base_url: str) -> Side:
-    import openai
-
-    kwargs: dict[str, Any] = {"api_key": API_KEY, "base_url": base_url + "/v1", "timeout": TIMEOUT_S, "max_retries": 0}
-    client = openai.OpenAI(**kwargs)
-    aclient = openai.AsyncOpenAI(**kwargs)
+def _openai_calls(side: str, client: Any, aclient: Any, options: dict[str, Any]) -> Side:
     model = MODELS["openai"]
-    items: Any = PROMPT  # one user text: the string form, as the plugin (and the SDK README) sends it
 
-    def call() -> str:
-        return client.responses.create(model=model, input=items, instructions=SYSTEM, store=False).output_text
+    def call() -> Any:
+        return client.responses.create(model=model, **options).output_text
 
-    async def acall() -> str:
-        return (await aclient.responses.create(model=model, input=items, instructions=SYSTEM, store=False)).output_text
+    async def acall() -> Any:
+        return (await aclient.responses.create(model=model, **options)).output_text
 
     def stream() -> Iterator[str | None]:
-        events = client.responses.create(model=model, input=items, instructions=SYSTEM, store=False, stream=True)
+        events = client.responses.create(model=model, **options, stream=True)
         return (e.delta if e.type == "response.output_text.delta" else None for e in events)
 
     async def astream() -> AsyncIterator[str | None]:
-        events = await aclient.responses.create(model=model, input=items, instructions=SYSTEM, store=False, stream=True)
+        events = await aclient.responses.create(model=model, **options, stream=True)
         async for e in events:
             yield e.delta if e.type == "response.output_text.delta" else None
 
-    return Side("openai", "bare", call, acall, stream, astream)
+    return Side("openai", side, call, acall, stream, astream)
+
+
+def _readme_openai(base_url: str) -> Side:
+    """As the openai README: ``OpenAI()`` and ``responses.create(model=..., input="question")``."""
+    import openai
+
+    kwargs: dict[str, Any] = {"api_key": API_KEY, "base_url": base_url + "/v1"}
+    return _openai_calls("sdk", openai.OpenAI(**kwargs), openai.AsyncOpenAI(**kwargs), {"input": PROMPT})
+
+
+def _payload_openai(base_url: str) -> Side:
+    import openai
+
+    kwargs: dict[str, Any] = {"api_key": API_KEY, "base_url": base_url + "/v1", "timeout": TIMEOUT_S, "max_retries": 0}
+    options: dict[str, Any] = {
+        "input": PROMPT,  # one user text: the string form, as the plugin (and the SDK README) sends it
+        "instructions": SYSTEM,
+        "store": False,
+    }
+    return _openai_calls("sdk-payload", openai.OpenAI(**kwargs), openai.AsyncOpenAI(**kwargs), options)

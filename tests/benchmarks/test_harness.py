@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from benchmarks.sides import PROMPT
 
 ROOT = Path(__file__).resolve().parents[2]
 PROVIDERS = ("gemini", "openai")
@@ -48,36 +49,39 @@ def quick_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any],
     return data, markdown
 
 
-def test_every_section_ran_for_both_providers_on_both_sides(quick_run: tuple[dict[str, Any], str]) -> None:
+def test_every_section_ran_for_both_providers_and_both_comparisons(quick_run: tuple[dict[str, Any], str]) -> None:
     data, _ = quick_run
     results = data["results"]
     counts = data["counts"]
     assert sorted(results["providers"]) == list(PROVIDERS)
+    n = counts["call_rounds"] * counts["calls_per_round"]
     for provider in PROVIDERS:
         res = results["providers"][provider]
-        for section in ("calls_sync", "calls_async", "concurrency"):
-            for side in ("core", "bare"):
-                assert res[section][side]["median"] > 0, (provider, section, side)
-            assert res[section]["ratio"]["median"] > 0
-        for section in ("streams_sync", "streams_async"):
-            # every delta the server sent reached the caller on both sides
-            assert res[section]["deltas"] == {"core": counts["deltas"], "bare": counts["deltas"]}
-            assert res[section]["per_delta_us"]["core"]["median"] > 0
-            assert res[section]["first_event_us"]["bare"]["median"] > 0
-        assert set(res["own"]) == {"sync", "async", "build", "map", "parse"}
-        assert all(value > 0 for value in res["own"].values())
-        n = counts["call_rounds"] * counts["calls_per_round"]
-        assert res["calls_sync"]["core"]["n"] == n and res["calls_async"]["bare"]["n"] == n
-        for side in ("core", "bare"):
+        for pair in ("user", "payload"):
+            for section in ("calls_sync", "calls_async"):
+                for side in ("core", "bare"):
+                    assert res[pair][section][side]["median"] > 0, (provider, pair, section, side)
+                    assert res[pair][section][side]["n"] == n
+                assert res[pair][section]["ratio"]["median"] > 0
+            for section in ("streams_sync", "streams_async"):
+                # every delta the server sent reached the caller on both sides
+                assert res[pair][section]["deltas"] == {"core": counts["deltas"], "sdk": counts["deltas"]}
+                for measure in ("first_event_us", "total_us", "per_delta_us"):
+                    assert res[pair][section][measure]["core"]["median"] > 0
+                    assert res[pair][section][measure]["bare"]["median"] > 0
+                total, first = res[pair][section]["total_us"], res[pair][section]["first_event_us"]
+                assert total["core"]["median"] > first["core"]["median"]
+        assert res["user"]["concurrency"]["ratio"]["median"] > 0
+        for side in ("core", "sdk"):
             memory = res["memory"][side]
             assert memory["calls"] == counts["memory_calls"]
             assert memory["peak_rss_mib"] >= memory["rss_start_mib"] > 0
             assert len(memory["checkpoints"]) == 11
-        first = results["cold"]["first_call"][provider]
-        assert first["core_ms"]["median"] > 0 and first["bare_ms"]["median"] > 0
+    ready = results["cold"]["ready"]
+    assert ready["core"]["median"] > 0 and ready["bare"]["median"] > 0
 
 
-def test_both_sides_sent_the_identical_request(quick_run: tuple[dict[str, Any], str]) -> None:
+def test_the_same_payload_pair_sent_the_identical_request(quick_run: tuple[dict[str, Any], str]) -> None:
     data, _ = quick_run
     expected = {
         "gemini": {
@@ -87,40 +91,58 @@ def test_both_sides_sent_the_identical_request(quick_run: tuple[dict[str, Any], 
         "openai": {"chat": "/v1/responses", "stream": "/v1/responses"},
     }
     for provider in PROVIDERS:
-        for kind, same in data["results"]["providers"][provider]["same_request"].items():
+        for kind, same in data["results"]["providers"][provider]["requests"]["payload"].items():
             assert same["target"] == expected[provider][kind]
             assert same["same_target"] and same["same_body"] and same["same_headers"], same
-    openai_stream = data["results"]["providers"]["openai"]["same_request"]["stream"]["body"]
-    assert openai_stream["stream"] is True and openai_stream["store"] is False
+        for kind, user in data["results"]["providers"][provider]["requests"]["user"].items():
+            assert user["target"] == user["sdk_target"] == expected[provider][kind]
+    openai = data["results"]["providers"]["openai"]["requests"]
+    assert openai["payload"]["stream"]["body"]["stream"] is True
+    # the README form: the question as a plain string, nothing else but the model
+    assert openai["user"]["chat"]["sdk_body"] == {"model": "gpt-4.1-mini", "input": PROMPT}
+    gemini_readme = data["results"]["providers"]["gemini"]["requests"]["user"]["chat"]["sdk_body"]
+    assert gemini_readme["contents"] == [{"parts": [{"text": PROMPT}], "role": "user"}]
 
 
-def test_cold_start_imports_no_sdk(quick_run: tuple[dict[str, Any], str]) -> None:
-    select = quick_run[0]["results"]["cold"]["select"]
-    assert select["sdk_modules"] == []
-    assert select["selected"] in PROVIDERS
-    assert set(PROVIDERS) <= set(select["providers"])
-    assert "llm_core" in select["top_level_packages"]
+def test_start_up_is_measured_against_the_scan_and_imports_no_sdk(quick_run: tuple[dict[str, Any], str]) -> None:
+    startup = quick_run[0]["results"]["cold"]["startup"]
+    assert set(startup["wall_ms"]) == {"interpreter", "scan", "entry points", "llm-core", "llm-core, no cache"}
+    assert startup["sdk_modules"] == []
+    assert startup["selected"] in PROVIDERS
+    assert set(PROVIDERS) <= set(startup["providers"])
+    assert "llm_core" in startup["top_level_packages"]
+    # the warm run read the discovery cache; the other one scanned
+    assert startup["scanned"] == {"llm-core": False, "llm-core, no cache": True}
+    assert startup["vs_scan"]["ratio"]["median"] > 0
 
 
 def test_report_has_the_tables_and_the_target_checks(quick_run: tuple[dict[str, Any], str]) -> None:
     data, markdown = quick_run
     for heading in (
         "## Results",
-        "### llm-core's own work per call",
-        "### Cold start",
+        "### The user's view",
+        "### The same payload",
+        "### Start-up",
+        "### Ready to call",
         "### Memory",
         "### Targets",
+        "### What was sent",
         "### Machine",
     ):
         assert heading in markdown
     for provider in PROVIDERS:
-        assert f"| per call, sync (µs) | {provider} |" in markdown
-        assert f"| stream per delta, async (µs) | {provider} |" in markdown
+        assert markdown.count(f"| per call, sync (µs) | {provider} |") == 2  # both comparisons
+        assert f"| first delta, async (µs) | {provider} |" in markdown
     names = [t["name"] for t in data["targets"]]
-    assert "import + discovery + select (in-process wall)" in names
-    assert "openai: per-call overhead (async)" in names and "gemini: async throughput ratio" in names
+    assert "start-up (import + discovery + select) over the entry-point scan alone" in names
+    assert "ready to call, over the bare SDKs" in names
+    for provider in PROVIDERS:
+        for mode in ("sync", "async"):
+            assert f"{provider}: per call ({mode})" in names and f"{provider}: first delta ({mode})" in names
+            assert f"{provider}: {data['counts']['deltas']}-delta stream total ({mode})" in names
+        assert f"{provider}: async throughput" in names
     assert all(t["met"] in (True, False) for t in data["targets"])
-    per_call = next(t for t in data["targets"] if t["name"] == "openai: per-call overhead (sync)")
+    per_call = next(t for t in data["targets"] if t["name"] == "openai: per call (sync)")
     low, high = per_call["interval"]
     assert low <= per_call["value"] <= high and per_call["clear"] in (True, False)
     assert "| target | value | 95 % interval | limit | met |" in markdown
