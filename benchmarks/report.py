@@ -258,6 +258,47 @@ def _body(value: Any) -> str:
     return "`" + json.dumps(value, separators=(",", ":"))[:300] + "`"
 
 
+def _ratio_cell(cmp: dict[str, Any] | None) -> str:
+    if not cmp:
+        return "—"
+    ratio = cmp["ratio"]
+    return f"{_n(ratio['median'], 3)}x ({_between(_interval(ratio), 3)})"
+
+
+def summary(data: dict[str, Any]) -> list[str]:
+    """One table of every ratio: per measure, each provider's user's view and same payload."""
+    results, counts = data["results"], data["counts"]
+    providers = list(results["providers"])
+    rows = [
+        ("per call, sync", "calls_sync", None, f"≤ {CALL_RATIO}x"),
+        ("per call, async", "calls_async", None, f"≤ {CALL_RATIO}x"),
+        ("first delta, sync", "streams_sync", "first_event_us", f"≤ {FIRST_DELTA_RATIO}x"),
+        ("first delta, async", "streams_async", "first_event_us", f"≤ {FIRST_DELTA_RATIO}x"),
+        (f"{counts['deltas']}-delta stream, sync", "streams_sync", "total_us", f"≤ {STREAM_TOTAL_RATIO}x"),
+        (f"{counts['deltas']}-delta stream, async", "streams_async", "total_us", f"≤ {STREAM_TOTAL_RATIO}x"),
+        (
+            f"async throughput, {counts['concurrent_total']} at {counts['in_flight']}",
+            "concurrency",
+            None,
+            f"≥ {THROUGHPUT_RATIO}x",
+        ),
+    ]
+    lines = [
+        "| ratio to the bare SDK (95 % interval) | "
+        + " | ".join(f"{p}, user's view | {p}, same payload" for p in providers)
+        + " | target (user's view) |",
+        "|---|" + "---|---|" * len(providers) + "---|",
+    ]
+    for label, section, measure_name, target in rows:
+        cells = []
+        for provider in providers:
+            for pair in ("user", "payload"):
+                found = results["providers"][provider].get(pair, {}).get(section)
+                cells.append(_ratio_cell(found[measure_name] if found and measure_name else found))
+        lines.append(f"| {label} | " + " | ".join(cells) + f" | {target} |")
+    return lines
+
+
 def markdown(data: dict[str, Any]) -> str:
     facts, results, counts = data["machine"], data["results"], data["counts"]
     lines = [
@@ -270,6 +311,10 @@ def markdown(data: dict[str, Any]) -> str:
         "Medians, with [min, max] of the per-round medians. Ratio: llm-core over the bare SDK; its "
         "95 % interval is how far sampling alone could move it (order-statistic intervals of the two "
         "medians, combined).",
+        "",
+        "### Summary",
+        "",
+        *summary(data),
         "",
         "### The user's view: llm-core as its docs call it, the SDK as its README calls it",
         "",

@@ -51,7 +51,7 @@ class Counts:
     memory_calls: int = 10_000
     memory_warmup: int = 500
     cold_runs: int = 21
-    ready_runs: int = 11
+    ready_runs: int = 21
 
     def calls(self) -> dict[str, int]:
         return {"warmup": self.call_warmup, "rounds": self.call_rounds, "per_round": self.calls_per_round}

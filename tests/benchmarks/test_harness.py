@@ -120,6 +120,7 @@ def test_report_has_the_tables_and_the_target_checks(quick_run: tuple[dict[str, 
     data, markdown = quick_run
     for heading in (
         "## Results",
+        "### Summary",
         "### The user's view",
         "### The same payload",
         "### Start-up",
