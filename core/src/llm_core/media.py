@@ -1,10 +1,14 @@
-"""Checks on images and documents before anything is sent."""
+"""Images and documents given to a call: turned into parts and checked before anything is sent."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
 from llm_core.errors import InvalidInputError
+from llm_core.messages import ImagePart
+
+#: What ``analyze_image`` accepts as one image.
+ImageInput = ImagePart | bytes | str
 
 _FORMAT_ALIASES = {"jpg": "jpeg", "image/jpg": "jpeg"}
 
@@ -86,3 +90,45 @@ def check_media(
                 provider=provider,
             )
     return declared if "/" in declared else f"{'application' if fmt == 'pdf' else 'image'}/{fmt}"
+
+
+def to_image_part(item: ImageInput, mime_type: str | None = None) -> ImagePart:
+    """An :class:`ImagePart` from bytes, an http(s) or ``data:`` URL, or a part itself."""
+    if isinstance(item, ImagePart):
+        return item
+    if isinstance(item, bytes):
+        return ImagePart(data=item, mime_type=mime_type)
+    if isinstance(item, str) and item.startswith("data:"):
+        header = item[5:].split(";", 1)[0]
+        return ImagePart(data=item, mime_type=mime_type or header or None)
+    if isinstance(item, str) and item.startswith(("http://", "https://")):
+        return ImagePart(url=item, mime_type=mime_type)
+    raise InvalidInputError("an image must be bytes, an ImagePart, or an http(s) or data: URL")
+
+
+def input_image(item: ImagePart | tuple[bytes, str], provider: str) -> ImagePart:
+    """An image-generation input image: ``(bytes, mime_type)`` or an :class:`ImagePart` with both."""
+    if isinstance(item, ImagePart):
+        part = item
+    elif isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], bytes) and isinstance(item[1], str):
+        part = ImagePart(data=item[0], mime_type=item[1])
+    else:
+        raise InvalidInputError("an input image is (bytes, mime_type) or an ImagePart", provider=provider)
+    if part.data is None or not part.mime_type:
+        raise InvalidInputError("an input image needs both bytes and a MIME type", provider=provider)
+    return part
+
+
+def mime_from_url(url: str | None) -> str | None:
+    """The MIME type a URL's file suffix names, for the formats providers accept."""
+    if not url:
+        return None
+    suffix = url.split("?", 1)[0].rsplit(".", 1)[-1].lower()
+    return {
+        "png": "image/png",
+        "jpg": "image/jpeg",
+        "jpeg": "image/jpeg",
+        "webp": "image/webp",
+        "gif": "image/gif",
+        "pdf": "application/pdf",
+    }.get(suffix)

@@ -16,7 +16,6 @@ from pydantic import (
     model_validator,
 )
 
-from llm_core._unvalidated import unvalidated
 from llm_core.errors import InvalidInputError
 from llm_core.tools import ToolCall
 
@@ -184,103 +183,38 @@ def normalize_messages(messages: Iterable[MessageLike] | str) -> list[ChatMessag
         if not messages.strip():
             raise InvalidInputError("the prompt is empty: give some text to send")
         return [ChatMessage(role=Role.USER, content=messages)]
-    if type(messages) is not list and (  # a plain list needs no ABC checks
-        isinstance(messages, Mapping | ChatMessage | bytes) or not isinstance(messages, Iterable)
-    ):
+    if isinstance(messages, Mapping | ChatMessage | bytes) or not isinstance(messages, Iterable):
         raise InvalidInputError(
             "messages must be a string or a list of ChatMessage / {'role', 'content'} mappings, "
             f"not {type(messages).__name__}"
         )
-    if type(messages) is list or type(messages) is tuple:
-        plain = plain_messages(messages)
-        if plain is not None:
-            return plain
-    return validated_messages(messages)
-
-
-def validated_messages(messages: Iterable[Any]) -> list[ChatMessage]:
-    """:func:`normalize_messages` of a collection of messages, each validated by Pydantic (for a
-    caller that already knows :func:`plain_messages` refuses them)."""
-    result: list[ChatMessage] = []
-    for index, message in enumerate(messages):
-        if isinstance(message, ChatMessage):
-            result.append(message)
-            continue
-        if type(message) is dict:
-            data: Any = message
-        elif isinstance(message, Mapping):
-            data = dict(message)
-        else:
-            raise InvalidInputError(
-                f"message {index} must be a ChatMessage or a mapping with 'role' and 'content', "
-                f"not {type(message).__name__}"
-            )
-        try:
-            # model_validate's own validator, without its Python wrapper (one call per message)
-            result.append(ChatMessage.__pydantic_validator__.validate_python(data))
-        except ValidationError as exc:
-            raise InvalidInputError(f"message {index} is invalid: {_first_error(exc)}") from None
+    result = [_message(index, message) for index, message in enumerate(messages)]
     if not result:
         raise InvalidInputError("no messages given: send at least one user message")
-    for turn in result:  # (no generator frame: this runs on every call)
-        if turn.role is not Role.SYSTEM:
-            return result
-    raise InvalidInputError("only system messages given: add a user message")
+    if all(turn.role is Role.SYSTEM for turn in result):
+        raise InvalidInputError("only system messages given: add a user message")
+    return result
 
 
-def plain_messages(messages: Sequence[Any]) -> list[ChatMessage] | None:
-    """The messages of the usual call, without validation: every item a ``ChatMessage`` (not a
-    subclass) with string content or exactly ``{"role": "system" | "user" | "assistant",
-    "content": <str>}``, and a turn that is not a system message. ``None`` for anything else, which
-    :func:`validated_messages` validates (and refuses where it must).
-
-    For such a mapping validation can only succeed, and gives what is built here: the role member,
-    the content string itself, the other fields at their defaults, ``role`` and ``content`` set, no
-    extras; the role checks of ``model_post_init`` pass by construction."""
-    result: list[ChatMessage] = []
-    turn = False
-    for message in messages:
-        if type(message) is dict:
-            role = message.get("role")
-            content = message.get("content")
-            if type(role) is not str or type(content) is not str or len(message) != 2:
-                return None
-            member = _PLAIN_ROLES.get(role)
-            if member is None:
-                return None
-            result.append(
-                unvalidated(
-                    ChatMessage,
-                    {
-                        "role": member,
-                        "content": content,
-                        "name": None,
-                        "tool_calls": None,
-                        "tool_call_id": None,
-                        "metadata": {},
-                    },
-                    {"role", "content"},
-                    {},
-                )
-            )
-        elif type(message) is ChatMessage and type(message.content) is str:
-            member = message.role
-            result.append(message)
-        else:
-            return None
-        if member is not Role.SYSTEM:
-            turn = True
-    return result if turn else None
-
-
-_PLAIN_ROLES = {role.value: role for role in (Role.SYSTEM, Role.USER, Role.ASSISTANT)}
+def _message(index: int, message: Any) -> ChatMessage:
+    if isinstance(message, ChatMessage):
+        return message
+    if not isinstance(message, Mapping):
+        raise InvalidInputError(
+            f"message {index} must be a ChatMessage or a mapping with 'role' and 'content', "
+            f"not {type(message).__name__}"
+        )
+    try:
+        return ChatMessage.model_validate(dict(message))
+    except ValidationError as exc:
+        raise InvalidInputError(f"message {index} is invalid: {_first_error(exc)}") from None
 
 
 def split_system(messages: Sequence[ChatMessage]) -> tuple[str | None, list[ChatMessage]]:
     """Separate system text (joined with blank lines) from the conversation turns."""
     system: list[str] = []
     rest: list[ChatMessage] = []
-    for message in messages:  # one pass (every request mapper calls this)
+    for message in messages:
         if message.role is Role.SYSTEM:
             system.append(message.text)
         else:

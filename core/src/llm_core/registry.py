@@ -7,37 +7,24 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from llm_core.candidates import Candidate, fits, no_match, rank
 from llm_core.discovery import LoadedPlugin, PluginError, discover_plugins, new_plugin_manager, strict_mode
 from llm_core.errors import (
     DuplicateProviderError,
     LLMError,
-    NoMatchingProviderError,
     PluginLoadError,
     UnknownProviderError,
 )
 from llm_core.features import Feature, parse_features
 from llm_core.specs import ProviderSpec
 
+__all__ = ["Candidate", "Registry", "Selection", "get_registry", "reset_registry"]
+
 if TYPE_CHECKING:
     import pluggy
 
     from llm_core.provider import BaseProvider
     from llm_core.routing import Router
-
-
-@dataclass(frozen=True)
-class Candidate:
-    """A provider (and model) that offers the requested features, and why it ranks where it does."""
-
-    spec: ProviderSpec
-    model: str | None
-    credentials: bool
-    rank: int
-    reasons: tuple[str, ...] = ()
-
-    @property
-    def identifier(self) -> str:
-        return self.spec.identifier
 
 
 @dataclass
@@ -214,24 +201,7 @@ class Registry:
     def supporting(self, *features: Feature | str, model: str | None = None) -> list[ProviderSpec]:
         """Specs offering every feature (for ``model`` when given), in registration order."""
         wanted = parse_features(features)
-        return [s for s in self.providers() if self._fits(s, wanted, model) is not False]
-
-    def _fits(self, spec: ProviderSpec, wanted: frozenset[Feature], model: str | None) -> str | bool | None:
-        """The model to use when ``spec`` fits (``None`` = provider default), ``False`` if not."""
-        if not wanted <= spec.features:
-            return False
-        if model is not None:
-            info = spec.model(model)
-            if info is not None:
-                return model if wanted <= info.features else False
-            return False if spec.models else model
-        default = spec.model(spec.default_model) if spec.default_model else None
-        if default is None or wanted <= default.features:
-            return spec.default_model
-        for info in spec.models:
-            if wanted <= info.features:
-                return info.id
-        return False
+        return [s for s in self.providers() if fits(s, wanted, model) is not False]
 
     def candidates(
         self, *features: Feature | str, prefer: Sequence[str] | str | None = None, model: str | None = None
@@ -246,30 +216,7 @@ class Registry:
             if prefer is not None
             else list(self.preference if self.preference is not None else routing_preference())
         )
-        found: list[Candidate] = []
-        for spec in self.providers():
-            fit = self._fits(spec, wanted, model)
-            if fit is False:
-                continue
-            chosen_model = fit if isinstance(fit, str) else None
-            has_key = spec.credentials_present()
-            rank = order.index(spec.identifier) if spec.identifier in order else len(order)
-            reasons = [
-                f"offers {', '.join(sorted(f.value for f in wanted)) or 'any feature'}"
-                + (f" with model {chosen_model}" if chosen_model else "")
-            ]
-            if spec.identifier in order:
-                reasons.append(f"preference #{rank + 1}")
-            reasons.append(
-                "credentials present"
-                if has_key
-                else f"no credentials ({' / '.join(spec.credential_env) or 'key'} not set)"
-            )
-            found.append(Candidate(spec, chosen_model, has_key, rank, tuple(reasons)))
-        # A provider that can be used (credentials present) beats one that cannot; among usable
-        # ones the preference order decides, then registration order (sort is stable).
-        found.sort(key=lambda c: (not c.credentials, c.rank))
-        return found
+        return rank(self.providers(), wanted, order, model)
 
     def select(
         self, *features: Feature | str, prefer: Sequence[str] | str | None = None, model: str | None = None
@@ -279,43 +226,8 @@ class Registry:
         wanted = parse_features(features)
         ranked = self.candidates(*wanted, prefer=prefer, model=model)
         if not ranked:
-            raise self._no_match(wanted, model)
+            raise no_match(self.providers(), wanted, model)
         return Selection(self, ranked[0], wanted, tuple(ranked[1:]))
-
-    def _no_match(self, wanted: frozenset[Feature], model: str | None) -> NoMatchingProviderError:
-        specs = self.providers()
-        if not specs:
-            return NoMatchingProviderError(
-                "no providers are registered: install a plugin (pip install core-gemini-plugin or core-openai-plugin)",
-                missing=sorted(f.value for f in wanted),
-            )
-        offered = set().union(*(self._offered(s, model) for s in specs))
-        missing = sorted(f.value for f in wanted - offered)
-        names = ", ".join(sorted(f.value for f in wanted))
-        where = f" with model {model!r}" if model else ""
-        if missing:
-            return NoMatchingProviderError(
-                f"no registered provider{where} supports {', '.join(missing)} (asked for {names}; "
-                f"registered: {', '.join(s.identifier for s in specs)})",
-                missing=missing,
-            )
-        return NoMatchingProviderError(
-            f"no single provider{where} supports all of {names}; each is offered somewhere, but not together",
-            missing=[],
-        )
-
-    @staticmethod
-    def _offered(spec: ProviderSpec, model: str | None) -> frozenset[Feature]:
-        """What ``spec`` can serve at all (for ``model`` when given): its models' features, or
-        the provider-level ones when it has no catalogue (or ``model`` is not in it)."""
-        if model is not None:
-            info = spec.model(model)
-            if info is not None:
-                return info.features & spec.features
-            return frozenset() if spec.models else spec.features
-        if not spec.models:
-            return spec.features
-        return frozenset().union(*(m.features for m in spec.models)) & spec.features
 
     def router(self, *features: Feature | str, prefer: Sequence[str] | str | None = None, **config: Any) -> Router:
         """A provider-shaped object that falls back across every capable provider."""

@@ -7,7 +7,6 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from llm_core._unvalidated import unvalidated
 from llm_core.decisions import DecisionSubject, Question
 from llm_core.errors import InvalidInputError
 from llm_core.messages import ChatMessage, ImagePart, MessageLike, normalize_messages
@@ -116,9 +115,7 @@ class DecisionRequest(BaseModel):
 def build(model_cls: type[M], provider: str, **values: Any) -> M:
     """Validate a request, turning Pydantic's error into an :class:`InvalidInputError`."""
     try:
-        # the model's own validator, as model_cls(**values) runs it, minus two Python frames
-        # (the request models define no __init__ of their own)
-        result: M = model_cls.__pydantic_validator__.validate_python(values)
+        result = model_cls.model_validate(values)
     except ValidationError as exc:
         err = exc.errors()[0]
         where = ".".join(str(p) for p in err.get("loc", ()))
@@ -126,53 +123,11 @@ def build(model_cls: type[M], provider: str, **values: Any) -> M:
     return result
 
 
-def plain_chat_request(messages: list[ChatMessage], model: str) -> ChatRequest | None:
-    """The request :func:`build` validates from ``messages`` and ``model`` with every other
-    argument of ``build_chat_request`` unset (``temperature``, ``max_tokens``, ``thinking``,
-    ``call_context`` ``None``, ``options`` empty), built directly; ``None`` unless every message is
-    a ``ChatMessage`` itself and the model a string, when Pydantic validates it.
-
-    For those values validation can only succeed, and gives this: a new list of the same message
-    instances, the model string, a new empty options dict, defaults elsewhere, and the fields
-    ``build_chat_request`` passes counted as set."""
-    if type(model) is not str:
-        return None
-    for message in messages:
-        if type(message) is not ChatMessage:
-            return None
-    return unvalidated(
-        ChatRequest,
-        {
-            "messages": list(messages),
-            "model": model,
-            "temperature": None,
-            "max_tokens": None,
-            "top_p": None,
-            "stop": None,
-            "tools": None,
-            "tool_choice": None,
-            "thinking": None,
-            "json_mode": False,
-            "response_schema": None,
-            "call_context": None,
-            "options": {},
-        },
-        set(_PLAIN_REQUEST_FIELDS),
-        None,
-    )
-
-
-#: The fields build_chat_request always passes.
-_PLAIN_REQUEST_FIELDS = ("messages", "model", "temperature", "max_tokens", "thinking", "call_context", "options")
-
-
 def coerce_prompt(prompt: str | Prompt | Sequence[MessageLike]) -> tuple[list[ChatMessage], dict[str, Any]]:
     """Messages and per-call settings from a string, a :class:`Prompt` or a message list."""
     if isinstance(prompt, Prompt):
         settings = {k: getattr(prompt, k) for k in ("model", "temperature", "max_tokens")}
         return prompt.to_messages(), {k: v for k, v in settings.items() if v is not None}
-    if isinstance(prompt, str):
-        return normalize_messages(prompt), {}
     return normalize_messages(prompt), {}
 
 

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from llm_core.errors import InvalidInputError
+from llm_core.errors import InvalidInputError, InvalidResponseError
 from llm_core.tools import ToolCall
 
 if TYPE_CHECKING:
@@ -141,3 +142,21 @@ class ConnectionStatus(BaseModel):
     provider: str
     models: list[str] = Field(default_factory=list)
     latency_ms: float | None = None
+
+
+def decode_json(response: CompletionResponse, schema: Any, provider: str) -> Any:
+    """Decode (and with a Pydantic model, validate) a JSON answer; raw text kept on failure."""
+    if response.is_filtered:
+        raise InvalidResponseError(
+            "the model refused or was filtered instead of answering JSON", provider=provider, raw=response.content
+        )
+    text = response.content
+    try:
+        if isinstance(schema, type) and issubclass(schema, BaseModel):
+            return schema.model_validate_json(text)
+        return json.loads(text)
+    except (ValidationError, ValueError) as exc:
+        hint = " (the answer was cut off: raise max_tokens)" if response.is_truncated else ""
+        raise InvalidResponseError(
+            f"the model's answer is not valid JSON for the schema{hint}: {exc}", provider=provider, raw=text
+        ) from exc

@@ -9,7 +9,6 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC
 from email.utils import parsedate_to_datetime
-from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from llm_core.errors import ConfigurationError, LLMError, RateLimitError, TransientError
@@ -91,51 +90,22 @@ class RetryPolicy:
             return min(max(hint, 0.0), self.max_retry_after)
         return self.backoff(attempt)
 
-    # -- tenacity wiring (tenacity is imported only when a call is made) -------------------
+    # -- tenacity wiring (tenacity is imported on the first call, not with llm_core) -----------
 
     def call(self, attempt: Callable[..., T], *args: Any) -> T:
-        """Run ``attempt(*args)`` under this policy.
-
-        The first attempt runs directly, so a call that succeeds (or fails for good) never builds
-        tenacity's machinery. After a retryable failure tenacity takes over with that failure as
-        its attempt 1: the same attempt cap, waits and deadline (counted from the first attempt)
-        as when tenacity runs the whole call.
-        """
-        started = time.monotonic()
-        try:
-            return attempt(*args)
-        except Exception as error:  # noqa: BLE001 - resume() re-raises what it does not retry
-            return self.resume(error, started, attempt, *args)
+        """Run ``attempt(*args)`` under this policy (attempt cap, waits, deadline)."""
+        return self.retrying()(attempt, *args)
 
     async def acall(self, attempt: Callable[..., Awaitable[T]], *args: Any) -> T:
         """The async twin of :meth:`call`."""
-        started = time.monotonic()
-        try:
-            return await attempt(*args)
-        except Exception as error:  # noqa: BLE001 - as in call()
-            return await self.aresume(error, started, attempt, *args)
+        return await self.async_retrying()(attempt, *args)
 
-    def resume(self, first: Exception, started: float, attempt: Callable[..., T], *args: Any) -> T:
-        """Go on with a call whose first attempt, begun at ``time.monotonic()`` = ``started``,
-        failed with ``first``: ``first`` is raised unless it is retryable, else the remaining
-        attempts run ``attempt(*args)`` as :meth:`call` runs them. For callers that make the first
-        attempt themselves."""
-        if self.max_attempts == 1 or not self.should_retry(first):
-            raise first
-        return self.retrying(elapsed=time.monotonic() - started)(_replay(first, partial(attempt, *args)))
-
-    async def aresume(self, first: Exception, started: float, attempt: Callable[..., Awaitable[T]], *args: Any) -> T:
-        """The async twin of :meth:`resume`."""
-        if self.max_attempts == 1 or not self.should_retry(first):
-            raise first
-        return await self.async_retrying(elapsed=time.monotonic() - started)(_areplay(first, partial(attempt, *args)))
-
-    def _tenacity_kwargs(self, elapsed: float = 0.0) -> dict[str, Any]:
+    def _tenacity_kwargs(self) -> dict[str, Any]:
         import tenacity
 
         stop: tenacity.stop.stop_base = tenacity.stop_after_attempt(self.max_attempts)
         if self.deadline is not None:
-            stop = stop | tenacity.stop_before_delay(self.deadline - elapsed)
+            stop = stop | tenacity.stop_before_delay(self.deadline)
 
         def wait(state: tenacity.RetryCallState) -> float:
             error = state.outcome.exception() if state.outcome else None
@@ -148,45 +118,22 @@ class RetryPolicy:
             "reraise": True,
         }
 
-    def retrying(self, *, elapsed: float = 0.0) -> tenacity.Retrying:
-        """A tenacity ``Retrying`` for this policy; ``elapsed`` seconds of the deadline are spent."""
+    def retrying(self) -> tenacity.Retrying:
+        """A tenacity ``Retrying`` for this policy."""
         import tenacity
 
-        kwargs = self._tenacity_kwargs(elapsed)
+        kwargs = self._tenacity_kwargs()
         if self.sleep is not None:
             kwargs["sleep"] = self.sleep
         return tenacity.Retrying(**kwargs)
 
-    def async_retrying(self, *, elapsed: float = 0.0) -> tenacity.AsyncRetrying:
+    def async_retrying(self) -> tenacity.AsyncRetrying:
         import tenacity
 
-        kwargs = self._tenacity_kwargs(elapsed)
+        kwargs = self._tenacity_kwargs()
         if self.async_sleep is not None:
             kwargs["sleep"] = self.async_sleep
         return tenacity.AsyncRetrying(**kwargs)
-
-
-def _replay(error: Exception, attempt: Callable[[], T]) -> Callable[[], T]:
-    """``attempt``, except that its first call raises ``error`` (the attempt already made)."""
-    pending = [error]
-
-    def again() -> T:
-        if pending:
-            raise pending.pop()
-        return attempt()
-
-    return again
-
-
-def _areplay(error: Exception, attempt: Callable[[], Awaitable[T]]) -> Callable[[], Awaitable[T]]:
-    pending = [error]
-
-    async def again() -> T:
-        if pending:
-            raise pending.pop()
-        return await attempt()
-
-    return again
 
 
 def retry_after_from_headers(headers: Mapping[str, str] | None, *, now: float | None = None) -> float | None:

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from llm_core import observers
+from llm_core.candidates import Candidate, no_match
 from llm_core.capabilities import (
     DecisionCapable,
     EmbeddingCapable,
@@ -16,8 +17,6 @@ from llm_core.capabilities import (
     StructuredOutputCapable,
     ToolCapable,
     VisionCapable,
-    async_text_only,
-    text_only,
 )
 from llm_core.config import hide_secrets
 from llm_core.decisions import DecisionResponse
@@ -29,16 +28,28 @@ from llm_core.errors import (
     UnsupportedFeatureError,
 )
 from llm_core.features import Feature, parse_features
+from llm_core.provider import BaseProvider
 from llm_core.responses import CompletionResponse, EmbeddingResponse, ImageResponse
-from llm_core.streaming import StreamEvent, StreamEventType
+from llm_core.specs import ProviderSpec
+from llm_core.streaming import StreamEvent, StreamEventType, async_text_only, text_only
 
 if TYPE_CHECKING:
     from llm_core.conversation import AsyncConversation, Conversation
-    from llm_core.provider import BaseProvider
-    from llm_core.registry import Candidate, Registry
 
 T = TypeVar("T")
 IfaceT = TypeVar("IfaceT")
+
+
+class ProviderSource(Protocol):
+    """What a router needs of a registry (:class:`llm_core.registry.Registry` is one)."""
+
+    def providers(self) -> list[ProviderSpec]: ...
+
+    def candidates(
+        self, *features: Feature | str, prefer: Sequence[str] | str | None = None, model: str | None = None
+    ) -> list[Candidate]: ...
+
+    def get(self, identifier: str, **config: Any) -> BaseProvider: ...
 
 
 def _iface(provider: BaseProvider, interface: type[IfaceT]) -> IfaceT:
@@ -85,7 +96,7 @@ class Router:
 
     def __init__(
         self,
-        registry: Registry,
+        registry: ProviderSource,
         features: Iterable[Feature | str],
         *,
         prefer: Sequence[str] | str | None = None,
@@ -106,7 +117,7 @@ class Router:
         wanted = self.features | _CALL_FEATURES.get(operation, frozenset())
         found = self.registry.candidates(*wanted, prefer=self.prefer)
         if not found:
-            raise self.registry._no_match(wanted, None)
+            raise no_match(self.registry.providers(), wanted, None)
         return found
 
     def _provider(self, candidate: Candidate) -> BaseProvider:
@@ -221,7 +232,7 @@ class Router:
         wanted = self.features | parse_features(features)
         found = self.registry.candidates(*wanted, prefer=self.prefer)
         if not found:
-            raise self.registry._no_match(wanted, None)
+            raise no_match(self.registry.providers(), wanted, None)
         return self._built_in_turn(found)
 
     def _built_in_turn(self, found: list[Candidate]) -> Iterator[tuple[str, BaseProvider | LLMError]]:

@@ -3,12 +3,12 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator, Iterator
 from enum import StrEnum
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from llm_core._unvalidated import new_instance, set_extra, set_fields_set, set_private, set_values
 from llm_core.errors import LLMError
 from llm_core.tools import ToolCall
 
@@ -45,13 +45,8 @@ class TokenType(StrEnum):
     @classmethod
     def for_chunk(cls, *, thinking: bool, context: CallContext | None = None) -> TokenType:
         """The token type of a chunk in a call made with ``context``."""
-        # a stream asks once per chunk: the answers are looked up, not rebuilt
-        return _TOKEN_TYPES.get((context, thinking)) or _token_type(thinking, context)
-
-
-def _token_type(thinking: bool, context: CallContext | None) -> TokenType:
-    prefix = f"{context.value}_" if context is not None else ""
-    return TokenType(f"{prefix}LLM_{'THINKING' if thinking else 'RESPONSE'}")
+        prefix = f"{context.value}_" if context is not None else ""
+        return cls(f"{prefix}LLM_{'THINKING' if thinking else 'RESPONSE'}")
 
 
 class StreamMetadata(BaseModel):
@@ -88,28 +83,8 @@ class StreamEvent(BaseModel):
 
     @classmethod
     def token(cls, text: str, token_type: TokenType) -> StreamEvent:
-        if cls is not StreamEvent:
-            return cls.model_construct(
-                type=StreamEventType.TOKEN, text=text, token_type=token_type, metadata=None, error=None
-            )
-        # One per streamed delta: built as model_construct builds it, in this frame (a call to
-        # unvalidated() costs a frame per delta).
-        event = new_instance(StreamEvent)
-        set_values(
-            event,
-            {
-                "type": _TOKEN,
-                "text": text,
-                "token_type": token_type,
-                "metadata": None,
-                "error": None,
-                "tool_call": None,
-            },
-        )
-        set_fields_set(event, set(_TOKEN_FIELDS))
-        set_extra(event, None)
-        set_private(event, None)
-        return event
+        # built without validation: the parsers hand over a str and a TokenType
+        return cls.model_construct(type=StreamEventType.TOKEN, text=text, token_type=token_type)
 
     @classmethod
     def meta(cls, metadata: StreamMetadata) -> StreamEvent:
@@ -130,11 +105,41 @@ class StreamEvent(BaseModel):
         return self.token_type is not None and self.token_type.is_thinking
 
 
-_TOKEN_TYPES = {
-    (context, thinking): _token_type(thinking, context)
-    for context in (None, *CallContext)
-    for thinking in (False, True)
-}
-_TOKEN = StreamEventType.TOKEN
-_TOKEN_FIELDS = frozenset({"type", "text", "token_type", "metadata", "error"})  # as model_construct sets them
-_END = StreamEvent.model_construct(type=StreamEventType.END, text=None, token_type=None, metadata=None, error=None)
+_END = StreamEvent.model_construct(type=StreamEventType.END)
+
+
+def _text_of(event: StreamEvent) -> str | None:
+    """The response text of a TOKEN event (None for thinking and empty chunks); raises the
+    error of an ERROR event."""
+    if event.type is StreamEventType.TOKEN:
+        return event.text if event.text and not event.is_thinking else None
+    if event.type is StreamEventType.ERROR and event.error is not None:
+        raise event.error
+    return None
+
+
+def text_only(events: Iterator[StreamEvent]) -> Iterator[str]:
+    """``stream_text`` over a stream of events: response text only; a stream error is raised.
+    Closing it closes ``events`` at once."""
+    try:
+        for event in events:
+            text = _text_of(event)
+            if text is not None:
+                yield text
+    finally:
+        close = getattr(events, "close", None)
+        if close is not None:
+            close()
+
+
+async def async_text_only(events: AsyncIterator[StreamEvent]) -> AsyncIterator[str]:
+    """The async twin of :func:`text_only`."""
+    try:
+        async for event in events:
+            text = _text_of(event)
+            if text is not None:
+                yield text
+    finally:
+        aclose = getattr(events, "aclose", None)
+        if aclose is not None:
+            await aclose()

@@ -51,6 +51,8 @@ class BatchCapable(BaseProvider):
     """A provider with a batch API. Items of one job share an endpoint and a model
     (:meth:`batch_group`); :func:`llm_core.batch.run` splits mixed input into jobs."""
 
+    provides = Feature.BATCH
+
     #: Item kinds this provider's batch API takes.
     batch_kinds: ClassVar[frozenset[str]] = frozenset({"chat", "json", "embedding", "decision"})
     #: The most items one job may hold (the runner cuts its input into jobs of at most this).

@@ -1,0 +1,200 @@
+"""Running a provider call: the retry policy around each attempt, errors mapped to the taxonomy,
+observers told of every attempt, success and failure.
+
+:meth:`CallExecution._run` (and its async twin ``_arun``) is the one path of every non-streamed
+call: mapped payload → ``send`` under the retry policy → ``parse``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from llm_core import observers
+from llm_core.config import redact_exception
+from llm_core.errors import LLMError, ProviderError
+from llm_core.settings import ProviderSettings
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+@dataclass
+class CallTrace:
+    """One call as observers see it (its attempts are counted for them). ``call_id`` 0 means
+    nobody is listening: then no event is built at all."""
+
+    operation: str
+    model: str | None
+    features: list[str] = field(default_factory=list)
+    call_id: int = 0
+    attempts: int = 0
+    started: float = field(default_factory=time.perf_counter)
+
+
+class CallExecution(ProviderSettings):
+    """Retries, error mapping and observer events, shared by every operation, sync and async."""
+
+    def map_error(self, error: BaseException) -> LLMError:
+        """Map an SDK exception to the taxonomy. The default wraps it as a ProviderError."""
+        return ProviderError(f"{type(error).__name__}: {error}", provider=self.identifier)
+
+    def _mapped(self, error: BaseException) -> LLMError:
+        if isinstance(error, LLMError):
+            mapped = error
+        else:
+            mapped = self.map_error(error)
+            mapped.__cause__ = error
+            if mapped.provider is None:
+                mapped.provider = self.identifier
+        redact_exception(mapped)  # every known key: an upstream may quote one back in its error body
+        return mapped
+
+    def _trace(self, operation: str, model: str | None, request: Any = None) -> CallTrace:
+        """Observer bookkeeping for one call (all its attempts)."""
+        if not observers.active():
+            return CallTrace(operation, model)
+        features = observers.request_features(operation, request)
+        return CallTrace(operation, model, features, observers.next_call_id())
+
+    # -- the one path of a call ---------------------------------------------------------------
+
+    def _run(
+        self,
+        operation: str,
+        request: Any,
+        map_: Callable[[Any], dict[str, Any]],
+        send: Callable[[dict[str, Any]], Any],
+        parse: Callable[[Any, Any], T],
+    ) -> T:
+        """``parse(send(map_(request)), request)``: the send retried, errors mapped, observed."""
+        payload = map_(request)
+        call = self._trace(operation, request.model, request)
+        raw = self.retry_policy.call(self._attempt, call, send, (payload,))
+        return self._parsed(call, parse, raw, request)
+
+    async def _arun(
+        self,
+        operation: str,
+        request: Any,
+        map_: Callable[[Any], dict[str, Any]],
+        send: Callable[[dict[str, Any]], Awaitable[Any]],
+        parse: Callable[[Any, Any], T],
+    ) -> T:
+        """The async twin of :meth:`_run` (same mapper and parser)."""
+        payload = map_(request)
+        call = self._trace(operation, request.model, request)
+        raw = await self.retry_policy.acall(self._aattempt, call, send, (payload,))
+        return self._parsed(call, parse, raw, request)
+
+    def _execute(
+        self,
+        operation: str,
+        model: str | None,
+        send: Callable[..., R],
+        *args: Any,
+        trace: CallTrace | None = None,
+    ) -> R:
+        """Run ``send(*args)`` under the retry policy, mapping SDK errors and notifying observers.
+
+        With ``trace`` the caller reports success itself (at the end of a stream).
+        """
+        call = trace or self._trace(operation, model)
+        result: R = self.retry_policy.call(self._attempt, call, send, args)
+        if trace is None:
+            self._emit_done(call, None)
+        return result
+
+    async def _aexecute(
+        self,
+        operation: str,
+        model: str | None,
+        send: Callable[..., Awaitable[R]],
+        *args: Any,
+        trace: CallTrace | None = None,
+    ) -> R:
+        """The async twin of :meth:`_execute`."""
+        call = trace or self._trace(operation, model)
+        result: R = await self.retry_policy.acall(self._aattempt, call, send, args)
+        if trace is None:
+            self._emit_done(call, None)
+        return result
+
+    def _attempt(self, call: CallTrace, send: Callable[..., R], args: tuple[Any, ...]) -> R:
+        """One attempt of a call: observers hear of it, an SDK error leaves it mapped."""
+        self._begin_attempt(call)
+        try:
+            return send(*args)
+        except Exception as exc:
+            error = self._failed(call, exc)
+            if error is exc:
+                raise
+        # raised outside the handler: chained as _mapped left it (the SDK exception, keys removed,
+        # or a key-free stand-in for one that cannot be changed), and nothing chained implicitly
+        raise error
+
+    async def _aattempt(self, call: CallTrace, send: Callable[..., Awaitable[R]], args: tuple[Any, ...]) -> R:
+        self._begin_attempt(call)
+        try:
+            return await send(*args)
+        except Exception as exc:
+            error = self._failed(call, exc)
+            if error is exc:
+                raise
+        raise error  # outside the handler, as in _attempt
+
+    def _parsed(self, call: CallTrace, parse: Callable[[Any, Any], T], raw: Any, request: Any) -> T:
+        """Parse a raw response; observers hear of success (with the parsed usage) or failure."""
+        error: LLMError | None = None
+        try:
+            result = parse(raw, request)
+        except Exception as exc:
+            error = self._failed(call, exc, will_retry=False)
+            if error is exc:
+                raise
+        if error is not None:
+            raise error  # outside the handler, as in _attempt
+        self._emit_done(call, getattr(result, "usage", None))
+        return result
+
+    def _failed(self, call: CallTrace, exc: Exception, *, will_retry: bool | None = None) -> LLMError:
+        """``exc`` mapped to the taxonomy, reported to observers (the caller raises it)."""
+        error = self._mapped(exc)
+        if call.call_id:
+            if will_retry is None:
+                will_retry = self.retry_policy.should_retry(error) and call.attempts < self.retry_policy.max_attempts
+            observers.emit(
+                "llm_core_on_error", self._event(call, error=error, attempt=call.attempts, will_retry=will_retry)
+            )
+        return error
+
+    # -- observer events ----------------------------------------------------------------------
+
+    def _event(self, call: CallTrace, **more: Any) -> dict[str, Any]:
+        return {
+            "provider": self.identifier,
+            "model": call.model,
+            "operation": call.operation,
+            "call_id": call.call_id,
+            **more,
+        }
+
+    def _begin_attempt(self, call: CallTrace) -> None:
+        call.attempts += 1
+        if call.call_id:
+            observers.emit("llm_core_before_request", self._event(call, attempt=call.attempts, features=call.features))
+
+    def _emit_done(self, call: CallTrace, usage: Any) -> None:
+        if not call.call_id:
+            return
+        observers.emit(
+            "llm_core_after_response",
+            self._event(
+                call,
+                attempts=call.attempts,
+                usage=usage.model_dump() if usage is not None and hasattr(usage, "model_dump") else None,
+                latency_ms=(time.perf_counter() - call.started) * 1000,
+            ),
+        )

@@ -1,0 +1,193 @@
+"""What a provider is and how it is configured: its spec, settings and features.
+
+The lowest layer of a provider (see docs/architecture.md): :class:`ProviderSettings` resolves the
+settings once (argument, then config file, then environment) and answers what the provider
+and each of its models offer. It sends nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, ClassVar
+
+from llm_core.config import Secret, hide_secrets, provider_section, resolve_api_key, resolve_setting
+from llm_core.errors import ConfigurationError, PluginLoadError, UnsupportedFeatureError
+from llm_core.features import Feature, parse_features
+from llm_core.retry import RetryPolicy
+from llm_core.specs import ProviderSpec
+
+#: Features that every provider implements through its chat call.
+BASE_FEATURES = frozenset({Feature.CHAT, Feature.COMPLETION, Feature.THINKING})
+#: Features without an interface in the core yet: accepted as declared.
+DECLARED_ONLY = frozenset({Feature.AUDIO, Feature.TEXT_TO_SPEECH, Feature.TRANSCRIPTION})
+
+#: Settings with a constructor argument of their own; every other keyword is a provider option.
+_RESERVED = frozenset({"api_key", "model", "base_url", "timeout", "retry"})
+
+
+class ProviderSettings:
+    """Spec, settings and feature checks of a provider (the base of :class:`BaseProvider`)."""
+
+    #: The spec this class implements (set by the plugin; the registry may pass another).
+    spec: ClassVar[ProviderSpec | None] = None
+    #: Setting name → environment variables read when neither argument nor config file sets it.
+    env_settings: ClassVar[Mapping[str, tuple[str, ...]]] = {}
+    #: Default request timeout in seconds.
+    default_timeout: ClassVar[float] = 60.0
+    #: The feature a capability interface adds (each interface in ``llm_core.capabilities``
+    #: sets it on itself; :meth:`implemented_features` collects them along the class's bases).
+    provides: ClassVar[Feature | None] = None
+
+    def __init__(
+        self,
+        *,
+        spec: ProviderSpec | None = None,
+        api_key: str | Secret | None = None,
+        model: str | None = None,
+        base_url: str | None = None,
+        timeout: float | None = None,
+        retry: RetryPolicy | Mapping[str, Any] | None = None,
+        config_file: str | Path | None = None,
+        **options: Any,
+    ) -> None:
+        chosen = spec or type(self).spec
+        if chosen is None:
+            raise PluginLoadError(f"{type(self).__name__} has no ProviderSpec")
+        self._spec = chosen
+        self._config_file = Path(config_file) if config_file else None
+        explicit = {"api_key": api_key, "model": model, "base_url": base_url, "timeout": timeout, "retry": retry}
+        self._explicit: dict[str, Any] = hide_secrets({**explicit, **options})  # kept for configure(): no key in clear
+        self._check_declared_features()
+        self._apply_settings()
+
+    # -- settings -------------------------------------------------------------------------
+
+    def _apply_settings(self) -> None:
+        section = provider_section(self.identifier, self._config_file)
+        explicit = self._explicit
+        self.api_key: Secret | None = resolve_api_key(
+            self.identifier,
+            explicit.get("api_key"),
+            section=section,
+            env=self._spec.credential_env,
+            required=self._spec.requires_credentials,
+        )
+
+        def setting(name: str) -> Any:
+            return resolve_setting(name, explicit.get(name), section=section, env=self.env_settings.get(name, ()))
+
+        self._model: str | None = setting("model") or self._spec.default_model
+        self.base_url: str | None = setting("base_url")
+        self.timeout = self._timeout(setting("timeout"))
+        retry = explicit.get("retry")
+        if retry is None:
+            retry = section.get("retry", {})
+        self.retry_policy = retry if isinstance(retry, RetryPolicy) else RetryPolicy.from_mapping(retry)
+        file_options = {k: v for k, v in section.items() if k not in _RESERVED}
+        # credential-named options (headers, query keys) are kept as Secret, like api_key
+        self.options: dict[str, Any] = hide_secrets(
+            {**file_options, **{k: v for k, v in explicit.items() if k not in _RESERVED}}
+        )
+        self._reset_clients()
+
+    def _timeout(self, value: Any) -> float:
+        if value is None:
+            return self.default_timeout
+        try:
+            timeout = float(value)
+        except (TypeError, ValueError):
+            raise ConfigurationError(
+                f"timeout must be a number of seconds, got {value!r}", provider=self.identifier
+            ) from None
+        if not timeout > 0:  # also refuses NaN
+            raise ConfigurationError("timeout must be positive", provider=self.identifier)
+        return timeout
+
+    def configure(self, config: Mapping[str, Any]) -> None:
+        """Change settings (same names as the constructor); clients are rebuilt on next use."""
+        self._explicit.update(hide_secrets(config))
+        self._apply_settings()
+
+    def _reset_clients(self) -> None:
+        """Drop cached SDK clients (plugins override to clear their own)."""
+
+    # -- identity ---------------------------------------------------------------------------
+
+    @property
+    def provider_spec(self) -> ProviderSpec:
+        return self._spec
+
+    @property
+    def identifier(self) -> str:
+        return self._spec.identifier
+
+    @property
+    def name(self) -> str:
+        return self._spec.name
+
+    def default_model(self) -> str:
+        if not self._model:
+            raise ConfigurationError(
+                f"no model configured for {self.identifier}: pass model=... ", provider=self.identifier
+            )
+        return self._model
+
+    def is_available(self) -> bool:
+        """Configured and usable (a key is present when one is needed). Sends nothing."""
+        return self.api_key is not None or not self._spec.requires_credentials
+
+    def __repr__(self) -> str:
+        key = "set" if self.api_key is not None else "missing"
+        return f"<{type(self).__name__} {self.identifier!r} model={self._model!r} api_key={key}>"
+
+    # -- features ---------------------------------------------------------------------------
+
+    @classmethod
+    def implemented_features(cls) -> frozenset[Feature]:
+        """Features this class implements, from the capability interfaces it inherits."""
+        found = {provided for klass in cls.__mro__ if (provided := vars(klass).get("provides")) is not None}
+        return frozenset(found) | BASE_FEATURES | DECLARED_ONLY
+
+    def _check_declared_features(self) -> None:
+        missing = self._spec.features - self.implemented_features()
+        if missing:
+            names = ", ".join(sorted(f.value for f in missing))
+            raise PluginLoadError(
+                f"provider {self.identifier!r} declares {names} but {type(self).__name__} does "
+                "not implement the matching capability interface",
+                distribution=self._spec.distribution,
+            )
+
+    def supports_feature(self, feature: Feature | str, model: str | None = None) -> bool:
+        """Whether ``feature`` is offered (for ``model`` when given). Unknown names raise."""
+        wanted = Feature.parse(feature)
+        return wanted in self.model_features(model) and wanted in self.implemented_features()
+
+    def model_features(self, model: str | None = None) -> frozenset[Feature]:
+        """Features of ``model``; unknown models get :meth:`unknown_model_features`."""
+        if model is None:
+            return self._spec.features
+        info = self._spec.model(model)
+        if info is None:
+            return self.unknown_model_features(model)
+        return info.features & self._spec.features
+
+    def unknown_model_features(self, model: str) -> frozenset[Feature]:
+        """Features assumed for a model missing from the catalogue (option
+        ``unknown_model_features`` overrides; default: the provider-level features)."""
+        configured = self.options.get("unknown_model_features")
+        if configured is not None:
+            return parse_features(configured) & self._spec.features
+        return self._spec.features
+
+    def _require(self, feature: Feature, model: str) -> None:
+        """Raise :class:`UnsupportedFeatureError` unless ``model`` of this provider offers ``feature``."""
+        if feature not in self.implemented_features() or feature not in self._spec.features:
+            raise UnsupportedFeatureError(f"{self.name} does not support {feature.value}", provider=self.identifier)
+        if feature not in self.model_features(model):
+            raise UnsupportedFeatureError(
+                f"model {model!r} of {self.name} does not support {feature.value}; "
+                f"models that do: {', '.join(m.id for m in self._spec.models if feature in m.features) or 'none'}",
+                provider=self.identifier,
+            )

@@ -1,0 +1,182 @@
+"""The streaming driver: SDK chunks → typed events, in the order SPEC §3 fixes.
+
+One driver serves every stream, sync and async: the SDK stream is opened under the retry
+policy (up to its first chunk), a plugin's :class:`StreamParser` turns chunks into events, and
+the SDK stream is closed in a ``finally`` whichever way the stream ends: exhausted, failed, or
+abandoned by the caller (``close()`` / ``aclose()``, ``break``, task cancellation).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
+from typing import Any, Protocol
+
+from llm_core.execution import CallExecution, CallTrace
+from llm_core.requests import ChatRequest
+from llm_core.responses import Usage
+from llm_core.streaming import StreamEvent, StreamEventType, StreamMetadata
+
+
+class StreamParser(Protocol):
+    """Turns SDK stream chunks into TOKEN events, incrementally.
+
+    ``feed`` may raise an :class:`LLMError` (e.g. an error event in the stream); ``finish``
+    gives the metadata (usage, stop reason, tool calls) once the stream is exhausted.
+    """
+
+    def feed(self, chunk: Any) -> Sequence[StreamEvent]: ...
+
+    def finish(self) -> StreamMetadata: ...
+
+
+class StreamDriver(CallExecution):
+    """``_stream_events`` and ``_astream_events``: what every stream of a provider runs."""
+
+    def _stream_events(
+        self,
+        request: ChatRequest,
+        payload: dict[str, Any],
+        open_stream: Callable[[dict[str, Any]], Iterator[Any]],
+        parser: StreamParser,
+    ) -> Iterator[StreamEvent]:
+        """TOKEN* METADATA END, or TOKEN* ERROR END. Only opening (up to the first chunk) is
+        retried; once a chunk arrived a failure ends the stream with ERROR. The caller maps the
+        request (so that an input the plugin refuses raises at the call, before anything is sent)."""
+        clock = _Clock()
+        call = self._trace("stream", request.model, request)
+        opened: list[Any] = []  # the SDK stream and its iterator, closed in the finally below
+
+        def open_and_peek() -> tuple[Iterator[Any], list[Any]]:
+            stream = open_stream(payload)
+            opened[:] = [stream]
+            iterator = iter(stream)
+            if iterator is not stream:
+                opened.append(iterator)
+            try:
+                return iterator, [next(iterator)]
+            except StopIteration:
+                return iterator, []
+            except BaseException:
+                _close_all(opened)  # this attempt's stream: a retry opens another
+                raise
+
+        peeked = False
+        try:
+            chunks, head = self._execute("stream", request.model, open_and_peek, trace=call)
+            peeked = True
+            for chunk in head:
+                yield from clock.timed(parser.feed(chunk))
+            for chunk in chunks:
+                yield from clock.timed(parser.feed(chunk))
+            yield self._finished(call, parser, request, clock)
+        except Exception as exc:  # noqa: BLE001 - every failure becomes ERROR, then END
+            yield self._stream_failure(call, exc, reported=not peeked)
+        finally:
+            _close_all(opened)
+        yield StreamEvent.end()
+
+    async def _astream_events(
+        self,
+        request: ChatRequest,
+        payload: dict[str, Any],
+        open_stream: Callable[[dict[str, Any]], Awaitable[AsyncIterator[Any]]],
+        parser: StreamParser,
+    ) -> AsyncIterator[StreamEvent]:
+        """The async twin of :meth:`_stream_events`."""
+        clock = _Clock()
+        call = self._trace("stream", request.model, request)
+        opened: list[Any] = []
+
+        async def open_and_peek() -> tuple[AsyncIterator[Any], list[Any]]:
+            stream = await open_stream(payload)
+            opened[:] = [stream]
+            iterator = stream.__aiter__()
+            if iterator is not stream:
+                opened.append(iterator)
+            try:
+                return iterator, [await iterator.__anext__()]
+            except StopAsyncIteration:
+                return iterator, []
+            except BaseException:
+                await _aclose_all(opened)
+                raise
+
+        peeked = False
+        try:
+            chunks, head = await self._aexecute("stream", request.model, open_and_peek, trace=call)
+            peeked = True
+            for chunk in head:
+                for event in clock.timed(parser.feed(chunk)):
+                    yield event
+            async for chunk in chunks:
+                for event in clock.timed(parser.feed(chunk)):
+                    yield event
+            yield self._finished(call, parser, request, clock)
+        except Exception as exc:  # noqa: BLE001 - every failure becomes ERROR, then END
+            yield self._stream_failure(call, exc, reported=not peeked)
+        finally:
+            await _aclose_all(opened)
+        yield StreamEvent.end()
+
+    def _finished(self, call: CallTrace, parser: StreamParser, request: ChatRequest, clock: _Clock) -> StreamEvent:
+        """The METADATA event (usage, timings); observers hear of the success."""
+        meta = parser.finish()
+        meta = meta.model_copy(
+            update={
+                "time_to_first_token_ms": clock.first_token_ms(),
+                "total_time_ms": clock.elapsed_ms(),
+                "model": meta.model or request.model,
+                "provider": self.identifier,
+            }
+        )
+        usage = Usage(
+            prompt_tokens=meta.input_tokens or 0,
+            completion_tokens=meta.output_tokens or 0,
+            thinking_tokens=meta.thinking_tokens,
+        )
+        self._emit_done(call, usage)
+        return StreamEvent.meta(meta)
+
+    def _stream_failure(self, call: CallTrace, exc: Exception, *, reported: bool) -> StreamEvent:
+        """The ERROR event for ``exc``; failures while opening were already reported per attempt."""
+        if reported:
+            return StreamEvent.failure(self._mapped(exc))
+        return StreamEvent.failure(self._failed(call, exc, will_retry=False))
+
+
+class _Clock:
+    """When a stream started and when its first response token came."""
+
+    def __init__(self) -> None:
+        self.started = time.perf_counter()
+        self.first_token: float | None = None
+
+    def timed(self, events: Sequence[StreamEvent]) -> Sequence[StreamEvent]:
+        if self.first_token is None and any(e.type is StreamEventType.TOKEN for e in events):
+            self.first_token = time.perf_counter()
+        return events
+
+    def first_token_ms(self) -> float | None:
+        return None if self.first_token is None else (self.first_token - self.started) * 1000
+
+    def elapsed_ms(self) -> float:
+        return (time.perf_counter() - self.started) * 1000
+
+
+def _close_all(opened: list[Any]) -> None:
+    """Close the SDK stream and its iterator (its close releases the connection), each once."""
+    while opened:
+        close = getattr(opened.pop(), "close", None)
+        if close is not None:
+            close()
+
+
+async def _aclose_all(opened: list[Any]) -> None:
+    while opened:
+        closable = opened.pop()
+        close = getattr(closable, "aclose", None) or getattr(closable, "close", None)
+        if close is not None:
+            result = close()
+            if isinstance(result, Awaitable):
+                await result

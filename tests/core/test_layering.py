@@ -1,0 +1,97 @@
+"""The core's modules import one way (no circle, counting imports inside functions and under
+``TYPE_CHECKING``), and each stays small enough to hold in one's head."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import llm_core
+
+PACKAGE = Path(llm_core.__file__).parent
+#: The package's ``__init__`` loads its public names lazily from the modules below it.
+TOP = "llm_core"
+#: The command line and the testing kit sit on top of the core (nothing in the core imports
+#: them); their own layering is checked by their own tests, not here.
+ON_TOP = ("cli", "testing")
+
+
+def _core_files() -> list[Path]:
+    return [p for p in PACKAGE.rglob("*.py") if p.relative_to(PACKAGE).parts[0] not in ON_TOP]
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imports(path: Path, name: str, modules: set[str]) -> set[str]:
+    """Every ``llm_core`` module that ``path`` imports, wherever the import statement stands
+    (``from package import module`` counts as an import of that module)."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, base] if base else anchor)
+            submodules = {f"{base}.{alias.name}" for alias in node.names} & modules
+            found.update(submodules or {base})
+    # a package's __init__ runs before any of its modules anyway: that is no edge back up
+    ancestors = {name.rsplit(".", n)[0] for n in range(1, name.count(".") + 1)}
+    return {m for m in found if m.startswith(f"{TOP}.")} - ancestors
+
+
+def _graph() -> dict[str, set[str]]:
+    paths = {_module_name(p): p for p in _core_files()}
+    modules = set(paths) - {TOP}
+    return {name: _imports(path, name, modules) & modules - {name} for name, path in paths.items() if name != TOP}
+
+
+def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    path: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        path.append(node)
+        for target in sorted(graph.get(node, ())):
+            if state.get(target) == 1:
+                return [*path[path.index(target) :], target]
+            if target not in state and (found := visit(target)):
+                return found
+        path.pop()
+        state[node] = 2
+        return None
+
+    for node in sorted(graph):
+        if node not in state and (found := visit(node)):
+            return found
+    return None
+
+
+def test_no_module_of_the_core_imports_back_up_the_stack() -> None:
+    graph = _graph()
+    assert "llm_core.provider" in graph and "llm_core.capabilities" in graph["llm_core.routing"]
+    assert _cycle(graph) is None, " -> ".join(_cycle(graph) or ())
+
+
+def test_the_cycle_finder_finds_a_circle() -> None:
+    assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert _cycle({"a": {"b"}, "b": set()}) is None
+
+
+def test_nothing_in_the_core_imports_the_command_line_or_the_testing_kit() -> None:
+    above = {f"{TOP}.{name}" for name in ON_TOP}
+    assert {m for m, targets in _graph().items() if any(t.startswith(tuple(above)) for t in targets)} == set()
+
+
+def test_every_core_module_is_under_400_lines() -> None:
+    sizes = {
+        p.relative_to(PACKAGE).as_posix(): len(p.read_text(encoding="utf-8").splitlines())
+        for p in _core_files()
+    }
+    assert {name: lines for name, lines in sizes.items() if lines >= 400} == {}
