@@ -6,6 +6,7 @@ cost of a call is one attribute check.
 
 from __future__ import annotations
 
+import copy
 import itertools
 import logging
 from typing import Any
@@ -76,16 +77,28 @@ def request_features(operation: str, request: Any = None) -> list[str]:
 def emit(hook_name: str, event: dict[str, Any]) -> None:
     """Call every observer of ``hook_name`` (latest registered first, as pluggy does).
 
-    An observer's exception is logged and never raised, and the other observers still run.
+    Each observer gets its own copy of the event, so that one that changes it cannot change
+    what the next one hears. Whatever an observer raises (``SystemExit`` included) is logged
+    and never reaches the call, and the other observers still run; only ``KeyboardInterrupt``
+    propagates. (Task cancellation never arrives inside an observer: observers are plain
+    functions, and cancellation is delivered at an ``await``.)
     """
     if not active():
         return
     for impl in reversed(getattr(_hooks, hook_name).get_hookimpls()):
         try:
-            impl.function(event=event)
-        except Exception:  # an observer must never break a call, nor silence the others
+            impl.function(event=own_copy(event))
+        except KeyboardInterrupt:
+            raise
+        except BaseException:  # an observer's failure must never end the call
             who = getattr(impl.plugin, "__name__", type(impl.plugin).__name__)
             logger.exception("observer hook %s failed (observer %s)", hook_name, who)
+
+
+def own_copy(event: dict[str, Any]) -> dict[str, Any]:
+    """A copy of ``event`` for one observer: its lists and dicts (features, usage) are copied
+    too; the error object is the one the caller gets."""
+    return {key: copy.deepcopy(value) if isinstance(value, list | dict) else value for key, value in event.items()}
 
 
 class LoggingObserver:

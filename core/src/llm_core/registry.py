@@ -187,14 +187,19 @@ class Registry:
             return instance
 
     def _build(self, spec: ProviderSpec, config: dict[str, Any]) -> BaseProvider:
-        factory = spec.resolve_factory()
+        """The provider built by ``spec``'s factory. A plugin whose module fails to import or
+        whose constructor fails with anything but an llm-core error (a missing key is a
+        ``ConfigurationError``) is a :class:`PluginLoadError`, so a router skips to the next
+        provider; ``SystemExit`` from plugin code is one too (``KeyboardInterrupt`` is not)."""
         try:
+            factory = spec.resolve_factory()
             provider = factory(spec=spec, **config)
         except LLMError:
             raise
-        except TypeError as exc:
+        except (Exception, SystemExit) as exc:
             raise PluginLoadError(
-                f"cannot build provider {spec.identifier!r}: {exc}", distribution=spec.distribution
+                f"cannot build provider {spec.identifier!r}: {type(exc).__name__}: {exc}",
+                distribution=spec.distribution,
             ) from exc
         return provider  # type: ignore[no-any-return]
 
