@@ -202,15 +202,18 @@ class Router:
                 errors[candidate.identifier] = exc
                 continue
             delivered = False
-            for event in events:
-                passed = self._stream_step(candidate.identifier, event, delivered, errors)
-                if passed is None:
-                    break
-                delivered = delivered or passed.type is StreamEventType.TOKEN
-                yield passed
-            else:
-                self.last_provider = candidate.identifier
-                return
+            try:  # closing this stream early closes the provider's (and its SDK stream) at once
+                for event in events:
+                    passed = self._stream_step(candidate.identifier, event, delivered, errors)
+                    if passed is None:
+                        break
+                    delivered = delivered or passed.type is StreamEventType.TOKEN
+                    yield passed
+                else:
+                    self.last_provider = candidate.identifier
+                    return
+            finally:
+                _close(events)
         yield StreamEvent.failure(FallbackExhaustedError(errors))
         yield StreamEvent.end()
 
@@ -373,13 +376,16 @@ class AsyncRouter:
                 continue
             delivered = False
             fell_back = False
-            async for event in events:
-                passed = r._stream_step(candidate.identifier, event, delivered, errors)
-                if passed is None:
-                    fell_back = True
-                    break
-                delivered = delivered or passed.type is StreamEventType.TOKEN
-                yield passed
+            try:  # as in Router._stream: an early close reaches the provider's stream at once
+                async for event in events:
+                    passed = r._stream_step(candidate.identifier, event, delivered, errors)
+                    if passed is None:
+                        fell_back = True
+                        break
+                    delivered = delivered or passed.type is StreamEventType.TOKEN
+                    yield passed
+            finally:
+                await _aclose(events)
             if not fell_back:
                 r.last_provider = candidate.identifier
                 return
@@ -388,3 +394,15 @@ class AsyncRouter:
 
     def stream_text(self, prompt: Any, **options: Any) -> AsyncIterator[str]:
         return async_text_only(self.stream_chat_completion(prompt, **options))
+
+
+def _close(events: Iterator[StreamEvent]) -> None:
+    close = getattr(events, "close", None)
+    if close is not None:
+        close()
+
+
+async def _aclose(events: AsyncIterator[StreamEvent]) -> None:
+    aclose = getattr(events, "aclose", None)
+    if aclose is not None:
+        await aclose()
