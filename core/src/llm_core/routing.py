@@ -31,7 +31,7 @@ from llm_core.features import Feature, parse_features
 from llm_core.provider import BaseProvider
 from llm_core.responses import CompletionResponse, EmbeddingResponse, ImageResponse
 from llm_core.specs import ProviderSpec
-from llm_core.streaming import StreamEvent, StreamEventType, async_text_only, text_only
+from llm_core.streaming import StreamEvent, StreamEventType, aclose_stream, async_text_only, close_stream, text_only
 
 if TYPE_CHECKING:
     from llm_core.conversation import AsyncConversation, Conversation
@@ -213,7 +213,7 @@ class Router:
                     self.last_provider = candidate.identifier
                     return
             finally:
-                _close(events)
+                close_stream(events)
         yield StreamEvent.failure(FallbackExhaustedError(errors))
         yield StreamEvent.end()
 
@@ -385,7 +385,7 @@ class AsyncRouter:
                     delivered = delivered or passed.type is StreamEventType.TOKEN
                     yield passed
             finally:
-                await _aclose(events)
+                await aclose_stream(events)
             if not fell_back:
                 r.last_provider = candidate.identifier
                 return
@@ -394,15 +394,3 @@ class AsyncRouter:
 
     def stream_text(self, prompt: Any, **options: Any) -> AsyncIterator[str]:
         return async_text_only(self.stream_chat_completion(prompt, **options))
-
-
-def _close(events: Iterator[StreamEvent]) -> None:
-    close = getattr(events, "close", None)
-    if close is not None:
-        close()
-
-
-async def _aclose(events: AsyncIterator[StreamEvent]) -> None:
-    aclose = getattr(events, "aclose", None)
-    if aclose is not None:
-        await aclose()

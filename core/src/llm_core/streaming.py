@@ -127,9 +127,7 @@ def text_only(events: Iterator[StreamEvent]) -> Iterator[str]:
             if text is not None:
                 yield text
     finally:
-        close = getattr(events, "close", None)
-        if close is not None:
-            close()
+        close_stream(events)
 
 
 async def async_text_only(events: AsyncIterator[StreamEvent]) -> AsyncIterator[str]:
@@ -140,6 +138,18 @@ async def async_text_only(events: AsyncIterator[StreamEvent]) -> AsyncIterator[s
             if text is not None:
                 yield text
     finally:
-        aclose = getattr(events, "aclose", None)
-        if aclose is not None:
-            await aclose()
+        await aclose_stream(events)
+
+
+def close_stream(events: Iterator[StreamEvent]) -> None:
+    """Close a stream of events now (a generator's ``close``), releasing what it holds."""
+    close = getattr(events, "close", None)
+    if close is not None:
+        close()
+
+
+async def aclose_stream(events: AsyncIterator[StreamEvent]) -> None:
+    """The async twin of :func:`close_stream` (an async generator's ``aclose``)."""
+    aclose = getattr(events, "aclose", None)
+    if aclose is not None:
+        await aclose()
