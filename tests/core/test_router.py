@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from typing import Any
 
@@ -14,9 +15,11 @@ from llm_core import (
     FallbackExhaustedError,
     InvalidInputError,
     InvalidRequestError,
+    InvalidResponseError,
     LLMError,
     NoMatchingProviderError,
     ProviderConnectionError,
+    ProviderSpec,
     ProviderTimeoutError,
     RateLimitError,
     Registry,
@@ -49,8 +52,9 @@ def two(registry: Registry, register_fake: RegisterFake, sleeps: Any) -> tuple[F
 
 
 @pytest.mark.parametrize("error", TRANSIENT, ids=lambda e: type(e).__name__)
-def test_falls_back_after_retries_and_says_who_answered(registry: Registry, two: tuple[FakeProvider, FakeProvider],
-                                                        error: LLMError) -> None:
+def test_falls_back_after_retries_and_says_who_answered(
+    registry: Registry, two: tuple[FakeProvider, FakeProvider], error: LLMError
+) -> None:
     a, b = two
     a.script(FakeReply(error=error), FakeReply(error=error))
     b.script(FakeReply(content="from b"))
@@ -76,8 +80,9 @@ def test_the_first_provider_answers_when_it_can(registry: Registry, two: tuple[F
 
 
 @pytest.mark.parametrize("error", PERMANENT, ids=lambda e: type(e).__name__)
-def test_never_falls_back_on_a_bad_request(registry: Registry, two: tuple[FakeProvider, FakeProvider],
-                                           error: LLMError) -> None:
+def test_never_falls_back_on_a_bad_request(
+    registry: Registry, two: tuple[FakeProvider, FakeProvider], error: LLMError
+) -> None:
     a, b = two
     a.script(FakeReply(error=error))
     with pytest.raises(type(error)):
@@ -86,8 +91,9 @@ def test_never_falls_back_on_a_bad_request(registry: Registry, two: tuple[FakePr
     assert b.requests == []
 
 
-def test_invalid_input_fails_at_the_first_provider_without_sending(registry: Registry,
-                                                                   two: tuple[FakeProvider, FakeProvider]) -> None:
+def test_invalid_input_fails_at_the_first_provider_without_sending(
+    registry: Registry, two: tuple[FakeProvider, FakeProvider]
+) -> None:
     with pytest.raises(InvalidInputError):
         registry.router("chat").chat_completion([])
     assert two[0].requests == [] and two[1].requests == []
@@ -114,8 +120,9 @@ def test_a_keyless_provider_that_is_reached_is_skipped(registry: Registry, regis
     assert isinstance(info.value.errors["keyed"], ConfigurationError)
 
 
-def test_every_provider_failing_raises_fallback_exhausted(registry: Registry,
-                                                          two: tuple[FakeProvider, FakeProvider]) -> None:
+def test_every_provider_failing_raises_fallback_exhausted(
+    registry: Registry, two: tuple[FakeProvider, FakeProvider]
+) -> None:
     a, b = two
     a.script(*[FakeReply(error=ServerError("a down", provider="a"))] * 2)
     b.script(FakeReply(error=RateLimitError("b busy", provider="b")))
@@ -191,8 +198,9 @@ def test_a_stream_never_falls_back_after_a_token(registry: Registry, two: tuple[
     assert b.requests == []
 
 
-def test_a_stream_does_not_fall_back_on_a_bad_request(registry: Registry,
-                                                      two: tuple[FakeProvider, FakeProvider]) -> None:
+def test_a_stream_does_not_fall_back_on_a_bad_request(
+    registry: Registry, two: tuple[FakeProvider, FakeProvider]
+) -> None:
     a, b = two
     a.script(FakeReply(error=InvalidRequestError("bad", provider="a")))
     events = list(registry.router("streaming").stream_chat_completion("hi"))
@@ -201,8 +209,9 @@ def test_a_stream_does_not_fall_back_on_a_bad_request(registry: Registry,
     assert b.requests == []
 
 
-def test_the_last_providers_stream_error_ends_the_stream(registry: Registry,
-                                                         two: tuple[FakeProvider, FakeProvider]) -> None:
+def test_the_last_providers_stream_error_ends_the_stream(
+    registry: Registry, two: tuple[FakeProvider, FakeProvider]
+) -> None:
     a, b = two
     a.script(*[FakeReply(error=ServerError("a down", provider="a"))] * 2)
     b.script(FakeReply(error=ServerError("b down", provider="b")))
@@ -241,8 +250,9 @@ async def test_async_router_falls_back_and_reports(registry: Registry, two: tupl
     assert len(a.requests) == 2
 
 
-async def test_async_router_never_falls_back_on_a_bad_request(registry: Registry,
-                                                              two: tuple[FakeProvider, FakeProvider]) -> None:
+async def test_async_router_never_falls_back_on_a_bad_request(
+    registry: Registry, two: tuple[FakeProvider, FakeProvider]
+) -> None:
     a, b = two
     a.script(FakeReply(error=InvalidRequestError("bad", provider="a")))
     with pytest.raises(InvalidRequestError):
@@ -261,8 +271,9 @@ async def test_async_router_skips_missing_keys_and_exhausts(registry: Registry, 
     assert len(b.requests) == 2
 
 
-async def test_async_streams_fall_back_only_before_the_first_token(registry: Registry,
-                                                                   two: tuple[FakeProvider, FakeProvider]) -> None:
+async def test_async_streams_fall_back_only_before_the_first_token(
+    registry: Registry, two: tuple[FakeProvider, FakeProvider]
+) -> None:
     a, b = two
     a.script(*[FakeReply(error=RateLimitError("busy", provider="a", retry_after=0))] * 2)
     b.script(FakeReply(content="x y"))
@@ -288,3 +299,68 @@ def test_router_providers_are_built_once(registry: Registry) -> None:
     assert provider == id(registry.get("a"))
     assert isinstance(registry.get("a"), FakeProvider)
     assert len(registry.get("a").requests) == 2  # type: ignore[attr-defined]
+
+
+class MalformedAnswers(FakeProvider):
+    """A provider whose upstream answers 200 with a body that is no valid answer: its parser
+    refuses it, as the plugins' parsers refuse ``{}`` or an HTML page."""
+
+    def parse_chat_response(self, raw: FakeReply, request: Any) -> Any:
+        raise InvalidResponseError("the answer has no output", provider=self.identifier)
+
+    def new_stream_parser(self, request: Any) -> Any:
+        parser = super().new_stream_parser(request)
+
+        class Refusing:
+            def feed(self, chunk: Any) -> Any:
+                raise InvalidResponseError("a stream chunk is not an event", provider="malformed")
+
+            def finish(self) -> Any:
+                return parser.finish()
+
+        return Refusing()
+
+
+def _malformed(registry: Registry, sleeps: Any) -> MalformedAnswers:
+    spec = fake_spec("malformed")
+    provider = MalformedAnswers(spec=spec, retry=sleeps.policy(max_attempts=3))
+    registry.register(
+        ProviderSpec(
+            spec.identifier,
+            spec.name,
+            spec.features,
+            lambda **_: provider,
+            spec.models,
+            spec.default_model,
+            requires_credentials=False,
+        )
+    )
+    return provider
+
+
+def test_a_malformed_answer_is_not_retried_but_falls_back(
+    registry: Registry, register_fake: RegisterFake, sleeps: Any
+) -> None:
+    malformed = _malformed(registry, sleeps)
+    good = register_fake(registry, "good", FakeReply(content="from good"), FakeReply(content="async good"))
+    router = registry.router("chat", prefer=["malformed", "good"])
+    response = router.chat_completion("hi")
+    assert (response.content, response.provider, response.metadata["fallback_from"]) == (
+        "from good",
+        "good",
+        ["malformed"],
+    )
+    assert len(malformed.requests) == 1 and sleeps.waits == []  # sent once: the same body would come back
+    assert asyncio.run(router.aio.chat_completion("hi")).content == "async good"
+    assert len(malformed.requests) == 2 and len(good.requests) == 2
+
+
+def test_a_stream_whose_first_chunk_is_malformed_falls_back(
+    registry: Registry, register_fake: RegisterFake, sleeps: Any
+) -> None:
+    _malformed(registry, sleeps)
+    register_fake(registry, "good", FakeReply(content="streamed by good"))
+    events = list(registry.router("streaming", prefer=["malformed", "good"]).stream_chat_completion("hi"))
+    assert "".join(e.text or "" for e in events) == "streamed by good"
+    meta = events[-2].metadata
+    assert meta is not None and meta.extra["fallback_from"] == ["malformed"]

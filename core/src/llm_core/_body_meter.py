@@ -14,7 +14,7 @@ import zlib
 from collections.abc import Iterable, Iterator
 
 from llm_core.errors import InvalidResponseError
-from llm_core.transport import Limits, TransportLimitError
+from llm_core.transport_limits import Limits, TransportLimitError
 
 #: Largest piece inflated at once: a bomb never allocates more than this beyond the limit.
 PIECE = 64 * 1024

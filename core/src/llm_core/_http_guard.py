@@ -23,7 +23,7 @@ import httpx2
 
 from llm_core._body_meter import BodyMeter, BodyTimeout
 from llm_core.errors import InvalidResponseError, ProviderTimeoutError
-from llm_core.transport import Limits, TransportLimitError
+from llm_core.transport_limits import Limits, TransportLimitError
 
 REDIRECTS = frozenset({301, 302, 303, 307, 308})
 #: ``httpx2.Client`` arguments that configure the connection pool (given to our inner transport).
