@@ -11,9 +11,9 @@ import llm_core
 PACKAGE = Path(llm_core.__file__).parent
 #: The package's ``__init__`` loads its public names lazily from the modules below it.
 TOP = "llm_core"
-#: The command line and the testing kit sit on top of the core (nothing in the core imports
-#: them); their own layering is checked by their own tests, not here.
-ON_TOP = ("cli", "testing")
+#: The command line, the testing kit and the batch runner sit on top of the core (nothing in the
+#: core imports them); their own layering is checked by their own tests, not here.
+ON_TOP = ("cli", "testing", "batch")
 
 
 def _core_files() -> list[Path]:
