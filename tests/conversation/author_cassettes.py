@@ -297,11 +297,63 @@ def author_fallback() -> list[Path]:
     return [path, _write_openai(flows.OPENAI_CASSETTES / "conversation_fallback.json", wire)]
 
 
+# -- the conformance kit's tool_loop scenario (cassettes/<plugin>/conformance/tool_loop.json) ----------
+
+
+def author_conformance() -> list[Path]:
+    """The kit's own calls (``run_scenario``): a call of ``get_weather``, then the answer (the
+    same shapes as the plugins' ``conformance/tools`` cassettes)."""
+    from llm_core.testing.scenarios import run_scenario
+
+    gemini_replies = [
+        ok(
+            generate(
+                "conformance/tool_loop",
+                [call("get_weather", {"city": "Paris"}, signature("kit-loop"))],
+                meta=usage(64, 15, 57),
+            )
+        ),
+        ok(
+            generate(
+                "conformance/tool_loop_2",
+                [text("It is sunny in Paris right now, at about 18 °C.")],
+                meta=usage(120, 14),
+            )
+        ),
+    ]
+    provider, queue = _gemini(gemini_replies)
+    gemini_path = flows.GEMINI_CASSETTES / "conformance" / "tool_loop.json"
+    _record(gemini_path, lambda: run_scenario(provider, "tool_loop"))
+    assert not queue, "Gemini replies unused"
+    wire = Wire(
+        [
+            openai_ok(
+                Answer(
+                    [Think([]), Call("get_weather", ['{"city":"Paris"}'], "kit")],
+                    openai_usage(82, 60, reasoning=40),
+                    seed="kit_tool_loop_1",
+                )
+            ),
+            openai_ok(
+                Answer(
+                    [Think([]), Msg(["It is 18 °C and sunny in Paris."])],
+                    openai_usage(142, 50, reasoning=32),
+                    seed="kit_tool_loop_2",
+                )
+            ),
+        ]
+    )
+    with openai_wired(wire):
+        run_scenario(_openai(), "tool_loop")
+    return [gemini_path, _write_openai(flows.OPENAI_CASSETTES / "conformance" / "tool_loop.json", wire)]
+
+
 def main(selected: list[str]) -> None:
     jobs: dict[str, Callable[[], Any]] = {
         "gemini/conversation_tool_loop": author_gemini,
         "openai/conversation_tool_loop": author_openai,
         "conversation_fallback": author_fallback,
+        "conformance/tool_loop": author_conformance,
     }
     for name, job in jobs.items():
         if not selected or any(s in name for s in selected):

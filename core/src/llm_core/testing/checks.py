@@ -148,6 +148,21 @@ def check_tool_answer(provider: BaseProvider, response: Any) -> None:
     )
 
 
+def check_tool_loop(provider: BaseProvider, response: Any) -> None:
+    """A conversation called the tool, sent its result back and got an answer from this provider."""
+    pid = provider.identifier
+    steps = getattr(response, "steps", None) or []
+    expect(
+        len(steps) >= 2 and any(c.name == "get_weather" for c in steps[0].tool_calls or ()),
+        f"{pid}: the conversation's first model call asked for no get_weather call: {short(steps)}",
+    )
+    expect(
+        isinstance(response, CompletionResponse) and bool(response.content.strip()) and not response.tool_calls,
+        f"{pid}: the tool loop ended without an answer: {short(response)}",
+    )
+    expect(response.provider == pid, f"{pid}: the answer names provider {response.provider!r}")
+
+
 def check_json(provider: BaseProvider, result: Any) -> None:
     expect(
         isinstance(result, sc.CityFacts),

@@ -51,6 +51,7 @@ from llm_core.testing.checks import (
     check_stream_failure,
     check_tool_answer,
     check_tool_call,
+    check_tool_loop,
     completion_key,
     decision_key,
     describe,
@@ -93,6 +94,7 @@ SCENARIO_OF: dict[str, str] = {
     "test_stream_error_sync_and_async_agree": "stream_error",
     "test_tool_call_round_trip": "tools",
     "test_tools_sync_and_async_agree": "tools",
+    "test_tool_loop": "tool_loop",
     "test_json_validates_into_model": "json",
     "test_json_sync_and_async_agree": "json",
     "test_vision_response": "vision",
@@ -427,6 +429,15 @@ class ProviderConformance:
         check_tool_answer(provider, asecond)
         agree(provider, "tool calls", completion_key(first), completion_key(afirst))
         agree(provider, "answers to the tool result", completion_key(second), completion_key(asecond))
+
+    def test_tool_loop(self, provider: BaseProvider) -> None:
+        """``provider.conversation(tools=[a function])`` runs the loop, sync and async alike."""
+        model = self.model(provider, Feature.TOOLS)
+        response = _ok(provider, "a conversation's tool loop", sc.tool_loop, provider, model)
+        check_tool_loop(provider, response)
+        aresponse = _ok(provider, "a conversation's tool loop (aio)", sc.tool_loop, provider.aio, model)
+        check_tool_loop(provider, aresponse)
+        agree(provider, "tool loops", completion_key(response), completion_key(aresponse))
 
     # -- structured output ---------------------------------------------------------------
 

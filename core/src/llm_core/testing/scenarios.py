@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from llm_core.decisions import ChoiceQuestion, DecisionSubject, Question, ScoreQuestion, YesNoQuestion
 from llm_core.errors import LLMError
@@ -47,6 +47,7 @@ SCENARIOS: dict[str, Scenario] = {
         Scenario("stream", Feature.STREAMING, "a stream: TOKEN* METADATA END"),
         Scenario("stream_error", Feature.STREAMING, "a failing stream: TOKEN* ERROR END"),
         Scenario("tools", Feature.TOOLS, "a tool call, then its result sent back"),
+        Scenario("tool_loop", Feature.TOOLS, "a conversation runs the Python function the model calls, then answers"),
         Scenario("json", Feature.JSON_MODE, "generate_json validated into a Pydantic model"),
         Scenario("vision", Feature.VISION, "analyze_image on a small PNG"),
         Scenario("documents", Feature.DOCUMENTS, "a chat with a small inline PDF"),
@@ -74,6 +75,19 @@ WEATHER_TOOL = ToolSpec(
     },
 )
 TOOL_RESULT = '{"city": "Paris", "temperature_c": 18, "condition": "sunny"}'
+
+
+def get_weather(city: Annotated[str, Field(description="City name, e.g. Paris")]) -> str:
+    """Current weather for a city."""
+    return TOOL_RESULT
+
+
+def tool_loop(api: Any, model: str | None) -> Any:
+    """The ``tool_loop`` scenario: a conversation (``api.conversation``, sync or ``.aio``) with
+    :func:`get_weather` as its tool, sent :data:`TOOL_PROMPT` (a response, or an awaitable)."""
+    return api.conversation(tools=[get_weather], model=model).send(TOOL_PROMPT)
+
+
 JSON_PROMPT = "Give the name, country and approximate population of the capital of France."
 VISION_PROMPT = "What colour is this image? Answer in one word."
 DOCUMENT_PROMPT = "What total does this invoice state? Answer briefly."
@@ -197,6 +211,7 @@ def call(name: str, api: Any, model: str | None) -> Any:
         "stream": lambda: api.stream_chat_completion(STREAM_PROMPT, model=model),
         "stream_error": lambda: api.stream_chat_completion(STREAM_ERROR_PROMPT, model=model),
         "tools": lambda: api.chat_completion_with_tools(TOOL_PROMPT, [WEATHER_TOOL], model=model),
+        "tool_loop": lambda: tool_loop(api, model),
         "json": lambda: api.generate_json(JSON_PROMPT, CityFacts, model=model),
         "vision": lambda: api.analyze_image(PNG_IMAGE, VISION_PROMPT, mime_type="image/png", model=model),
         "documents": lambda: api.chat_completion([document_message()], model=model),
