@@ -13,10 +13,10 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import flows  # noqa: E402
+import flows
 
-from llm_core.registry import reset_registry  # noqa: E402
-from llm_core.testing.cassettes import use_cassette  # noqa: E402
+from llm_core.registry import reset_registry
+from llm_core.testing.cassettes import use_cassette
 
 DOC = flows.ROOT / "docs" / "conversations.md"
 
@@ -33,8 +33,9 @@ def sample(marker: str) -> str:
     ("provider", "env", "folder"),
     [("gemini", "GEMINI_API_KEY", flows.GEMINI_CASSETTES), ("openai", "OPENAI_API_KEY", flows.OPENAI_CASSETTES)],
 )
-def test_tutorial_runs_as_written(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, provider: str, env: str,
-                                  folder: Path) -> None:
+def test_tutorial_runs_as_written(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, provider: str, env: str, folder: Path
+) -> None:
     for name in ("GEMINI_API_KEY", "GOOGLE_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL", "LLM_CORE_CONFIG"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv(env, flows.KEY)
@@ -44,7 +45,7 @@ def test_tutorial_runs_as_written(monkeypatch: pytest.MonkeyPatch, tmp_path: Pat
     assert len(code.strip().splitlines()) <= 40  # "in 30 lines" of code, give or take the blank ones
     printed = io.StringIO()
     with use_cassette(folder / "conversation_tool_loop.json"), contextlib.redirect_stdout(printed):
-        exec(compile(code, str(DOC), "exec"), {"__name__": "tutorial"})  # noqa: S102 - the doc's own sample
+        exec(compile(code, str(DOC), "exec"), {"__name__": "tutorial"})
     lines = printed.getvalue().splitlines()
     assert lines[0] == "Paris: 18 °C and cloudy. Tokyo: 24 °C and clear, local time 21:30."
     assert lines[1] == "There is no weather station in Atlantis, so I cannot tell you."
@@ -55,4 +56,4 @@ def test_the_other_samples_run() -> None:
     runnable = [code for code in samples() if code.startswith("from llm_core.testing")]
     assert runnable
     for code in runnable:
-        exec(compile(code, str(DOC), "exec"), {"__name__": "sample"})  # noqa: S102
+        exec(compile(code, str(DOC), "exec"), {"__name__": "sample"})
