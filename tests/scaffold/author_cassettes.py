@@ -29,7 +29,10 @@ PLACEHOLDER = "zzauthorzz"
 ROOT = Path(__file__).resolve().parents[2]
 TEMPLATES = ROOT / "core" / "src" / "llm_core" / "cli" / "templates" / "plugin" / "cassettes" / "conformance"
 CREATED = 1764460800
-SCENARIOS = ("models", "chat", "error", "stream", "stream_error", "tools", "json", "vision", "embeddings", "decision")
+SCENARIOS = (
+    "models", "chat", "error", "stream", "stream_error", "tools", "tool_loop", "json", "vision", "embeddings",
+    "decision",
+)
 CHAT_MODEL = f"{PLACEHOLDER}-chat"
 EMBED_MODEL = f"{PLACEHOLDER}-embed"
 
@@ -39,9 +42,13 @@ ANSWERS = {
     "vision": "Red.",
     "decision": '{"needs_human":"yes","category":"billing","urgency":1}',
     "tools": "It is sunny in Paris right now, at 18 °C.",
+    "tool_loop": "It is sunny in Paris right now, at 18 °C.",
 }
 STREAM_PIECES = ["One", ",", " two", ",", " three", ",", " four", ",", " five", "."]
-TOKENS = {"chat": (21, 9), "json": (96, 19), "vision": (97, 2), "decision": (268, 17), "tools": (118, 15)}
+TOKENS = {
+    "chat": (21, 9), "json": (96, 19), "vision": (97, 2), "decision": (268, 17), "tools": (118, 15),
+    "tool_loop": (121, 15),
+}
 
 
 def _id(prefix: str, seed: str, length: int = 29) -> str:
@@ -144,13 +151,14 @@ def respond(scenario: str, request: httpx2.Request) -> tuple[int, dict[str, Any]
         }
     if body.get("stream"):
         return 200, stream_body(scenario)
-    if scenario == "tools" and not any(m["role"] == "tool" for m in body["messages"]):
+    if scenario in ("tools", "tool_loop") and not any(m["role"] == "tool" for m in body["messages"]):
         call = {
-            "id": _id("call_", "tools", 24),
+            "id": _id("call_", scenario, 24),
             "type": "function",
             "function": {"name": "get_weather", "arguments": '{"city":"Paris"}'},
         }
-        return 200, completion("tools-call", text_message(None, [call]), "tool_calls", (71, 16))
+        seed = "tools-call" if scenario == "tools" else "tool_loop-call"
+        return 200, completion(seed, text_message(None, [call]), "tool_calls", (71, 16))
     return 200, completion(scenario, text_message(ANSWERS[scenario]), "stop", TOKENS[scenario])
 
 

@@ -44,6 +44,7 @@ EXPECTED_FILES = {
             "stream",
             "stream_error",
             "tools",
+            "tool_loop",
             "json",
             "vision",
             "embeddings",
