@@ -72,6 +72,7 @@ async def test_bad_input_is_refused_before_sending(
     with pytest.raises(LLMError) as caught:
         await (case.acall(provider) if mode == "async" else _as_awaitable(case.call, provider))
     _check(caught.value, case.error, case.fix)
+    assert case.param.lower() in str(caught.value).lower(), f"the message does not name {case.param}"
     assert sent() == 0, "nothing may be sent for an invalid input"
     assert sleeps.waits == [], "an invalid input is never retried"
 

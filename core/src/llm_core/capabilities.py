@@ -8,6 +8,7 @@ ones with an endpoint of their own (embeddings, images, decisions) are in
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator, Awaitable, Iterator, Mapping, Sequence
 from typing import Any, ClassVar, TypeVar, overload
 
@@ -87,6 +88,9 @@ class ToolCapable(BaseProvider):
     """``chat_completion_with_tools(messages, tools)``."""
 
     provides = Feature.TOOLS
+    #: The provider's own rule for tool names, checked before sending: (a regular expression the
+    #: whole name must match, what it allows in words). ``None``: only ToolSpec's general rule.
+    tool_name_rule: ClassVar[tuple[str, str] | None] = None
 
     def supports_tools(self) -> bool:
         return self.supports_feature(Feature.TOOLS)
@@ -95,6 +99,14 @@ class ToolCapable(BaseProvider):
         self, messages: Sequence[MessageLike] | str, tools: Sequence[ToolSpec | Mapping[str, Any]], **options: Any
     ) -> ChatRequest:
         specs = coerce_tools(tools, self.identifier)
+        if self.tool_name_rule is not None:
+            pattern, allowed = self.tool_name_rule
+            for index, spec in enumerate(specs):
+                if re.fullmatch(pattern, spec.name) is None:
+                    raise InvalidInputError(
+                        f"tools[{index}] name {spec.name!r} is not a valid {self.name} tool name: {allowed}",
+                        provider=self.identifier,
+                    )
         return self.build_chat_request(messages, feature=Feature.TOOLS, tools=specs, **options)
 
     def chat_completion_with_tools(

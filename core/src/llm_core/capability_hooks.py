@@ -61,6 +61,10 @@ class Embeds(Protocol):
 
     def parse_embedding_response(self, raw: Any, request: EmbeddingRequest) -> EmbeddingResponse: ...
 
+    def embedding_batches(self, request: EmbeddingRequest) -> list[EmbeddingRequest]: ...
+
+    def merge_embeddings(self, parts: Sequence[EmbeddingResponse]) -> EmbeddingResponse: ...
+
 
 @runtime_checkable
 class MakesImages(Protocol):

@@ -10,7 +10,7 @@ from typing import Any
 from llm_core.errors import InvalidInputError
 from llm_core.features import Feature
 from llm_core.messages import ChatMessage, ContentPart, ImagePart, MessageLike, Role
-from llm_core.requests import ChatRequest, Prompt, ThinkingOptions, build, coerce_prompt
+from llm_core.requests import ChatRequest, Prompt, ThinkingOptions, build, coerce_prompt, refuse_surrogates
 from llm_core.settings import ProviderSettings
 from llm_core.streaming import CallContext
 
@@ -36,33 +36,52 @@ class ChatRequestBuilding(ProviderSettings):
     ) -> ChatRequest:
         """Normalise and validate a chat call; raises :class:`InvalidInputError` before sending."""
         normalised, prompt_settings = coerce_prompt(messages)
-        if system:
-            normalised = [ChatMessage.system(system), *normalised]
-        chosen = model or prompt_settings.get("model") or self.default_model()
+        if system is not None:
+            normalised = [ChatMessage.system(_system_text(system, self.identifier)), *normalised]
+        chosen = self._model_or(model, lambda: prompt_settings.get("model") or self.default_model())
         self._require(feature, chosen)
-        if thinking is not None and thinking is not False:
+        thinking_options = _thinking(thinking, self.identifier)
+        if thinking_options is not None:
             self._require(Feature.THINKING, chosen)
-        for message in normalised:
-            if not isinstance(message.content, str):
-                if message.role is Role.TOOL:
-                    raise InvalidInputError("a tool result must be a string", provider=self.identifier)
-                for part in message.content:
-                    if part.type != "text":
-                        self._check_part(part, chosen)
+        for index, message in enumerate(normalised):
+            self._check_message(index, message, chosen)
         options = dict(extra)
         fields = {key: options.pop(key) for key in REQUEST_FIELDS if key in options}
-        return build(
+        request = build(
             ChatRequest,
             self.identifier,
             messages=normalised,
             model=chosen,
             temperature=temperature if temperature is not None else prompt_settings.get("temperature"),
             max_tokens=max_tokens if max_tokens is not None else prompt_settings.get("max_tokens"),
-            thinking=_thinking(thinking),
+            thinking=thinking_options,
             call_context=_call_context(call_context, self.identifier),
             options=options,
             **fields,
         )
+        for name in ("messages", "tools", "stop"):
+            refuse_surrogates(getattr(request, name), name, self.identifier)
+        return request
+
+    def _check_message(self, index: int, message: ChatMessage, model: str) -> None:
+        """Refuse what no provider accepts in a turn: an empty turn, a tool result that is not a
+        string, an image or document in a system message; check each image and document part."""
+        where = f"message {index}"
+        media = [] if isinstance(message.content, str) else [p for p in message.content if p.type != "text"]
+        if message.role is Role.TOOL and not isinstance(message.content, str):
+            raise InvalidInputError(f"{where}: a tool result must be a string", provider=self.identifier)
+        if media and message.role is Role.SYSTEM:
+            raise InvalidInputError(
+                f"{where} is a system message with an {media[0].type} part: system instructions are text only, "
+                f"so put the {media[0].type} in a user message",
+                provider=self.identifier,
+            )
+        if not media and not message.text.strip() and _needs_text(message):
+            raise InvalidInputError(
+                f"{where} ({message.role.value}) is empty: give it some text", provider=self.identifier
+            )
+        for part in media:
+            self._check_part(part, model)
 
     def _check_part(self, part: ContentPart, model: str) -> None:
         """Check an image or document part before sending: the model must offer the feature.
@@ -80,11 +99,37 @@ def _call_context(value: CallContext | str | None, provider: str) -> CallContext
         raise InvalidInputError(f"call_context {value!r} is unknown; use one of {names}", provider=provider) from None
 
 
-def _thinking(value: ThinkingOptions | bool | Mapping[str, Any] | None) -> ThinkingOptions | None:
+def _thinking(value: Any, provider: str) -> ThinkingOptions | None:
     if value is None or value is False:
         return None
     if value is True:
         return ThinkingOptions()
     if isinstance(value, ThinkingOptions):
         return value
-    return build(ThinkingOptions, "request", **dict(value))
+    if isinstance(value, Mapping):
+        return build(ThinkingOptions, provider, **{str(key): item for key, item in value.items()})
+    raise InvalidInputError(
+        f"thinking must be True, False, a ThinkingOptions or a mapping such as {{'level': 'low'}}, "
+        f"not {type(value).__name__}",
+        provider=provider,
+    )
+
+
+def _system_text(value: Any, provider: str) -> str:
+    if not isinstance(value, str):
+        raise InvalidInputError(f"system must be a string, not {type(value).__name__}", provider=provider)
+    if not value.strip():
+        raise InvalidInputError(
+            "system is blank: give the instructions as text, or leave system out", provider=provider
+        )
+    return value
+
+
+def _needs_text(message: ChatMessage) -> bool:
+    """Whether a turn without text says nothing: an assistant turn may carry only tool calls or
+    replay metadata, a tool result may be empty."""
+    if message.role is Role.TOOL:
+        return False
+    if message.role is Role.ASSISTANT:
+        return not (message.tool_calls or message.metadata or message.model_extra)
+    return True

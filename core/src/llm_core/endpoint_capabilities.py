@@ -4,8 +4,8 @@ decisions. Each has its own request type, mapper, SDK call and parser (see
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, ClassVar
 
 from llm_core.decisions import (
     DecisionResponse,
@@ -20,17 +20,20 @@ from llm_core.decisions import (
 )
 from llm_core.errors import InvalidInputError, InvalidRequestError
 from llm_core.features import Feature
-from llm_core.media import input_image
+from llm_core.media import check_media, input_image
 from llm_core.messages import ImagePart
 from llm_core.provider import BaseProvider
-from llm_core.requests import ChatRequest, DecisionRequest, EmbeddingRequest, ImageRequest, build
-from llm_core.responses import CompletionResponse, EmbeddingResponse, ImageResponse, decode_json
+from llm_core.requests import ChatRequest, DecisionRequest, EmbeddingRequest, ImageRequest, build, refuse_surrogates
+from llm_core.responses import CompletionResponse, EmbeddingResponse, ImageResponse, Usage, decode_json
 
 
 class EmbeddingCapable(BaseProvider):
     """``embeddings(input)`` for one string or many."""
 
     provides = Feature.EMBEDDINGS
+    #: Most inputs the provider embeds in one request; more are sent as several requests whose
+    #: vectors (and usage) are merged in order. ``None``: no limit.
+    max_embedding_inputs: ClassVar[int | None] = None
 
     def map_embedding_request(self, request: EmbeddingRequest) -> dict[str, Any]:
         raise NotImplementedError
@@ -59,10 +62,17 @@ class EmbeddingCapable(BaseProvider):
         task_type: str | None = None,
         **options: Any,
     ) -> EmbeddingRequest:
+        if not isinstance(input, str | list | tuple):
+            raise InvalidInputError(
+                f"input must be a string or a list of strings, not {type(input).__name__}", provider=self.identifier
+            )
         inputs = [input] if isinstance(input, str) else list(input)
-        if not inputs or any(not isinstance(t, str) or not t.strip() for t in inputs):
-            raise InvalidInputError("embeddings need one or more non-empty strings", provider=self.identifier)
-        chosen = model or self.default_embedding_model()
+        bad = [index for index, text in enumerate(inputs) if not isinstance(text, str) or not text.strip()]
+        if not inputs or bad:
+            which = f" (input[{bad[0]}] is {inputs[bad[0]]!r})" if bad else ""
+            raise InvalidInputError(f"embeddings need one or more non-empty strings{which}", provider=self.identifier)
+        refuse_surrogates(inputs, "input", self.identifier)
+        chosen = self._model_or(model, self.default_embedding_model)
         self._require(Feature.EMBEDDINGS, chosen)
         return build(
             EmbeddingRequest,
@@ -77,8 +87,38 @@ class EmbeddingCapable(BaseProvider):
     def embeddings(self, input: str | Sequence[str], **options: Any) -> EmbeddingResponse:  # noqa: A002
         """Vectors for one or many texts. Options: ``model``, ``dimensions``, ``task_type``."""
         request = self.build_embedding_request(input, **options)
-        return self._run(
-            "embeddings", request, self.map_embedding_request, self._send_embeddings, self.parse_embedding_response
+        parts = [
+            self._run(
+                "embeddings", batch, self.map_embedding_request, self._send_embeddings, self.parse_embedding_response
+            )
+            for batch in self.embedding_batches(request)
+        ]
+        return self.merge_embeddings(parts)
+
+    def embedding_batches(self, request: EmbeddingRequest) -> list[EmbeddingRequest]:
+        """``request`` split into requests of at most :attr:`max_embedding_inputs` inputs, in order."""
+        size = self.max_embedding_inputs
+        if size is None or len(request.inputs) <= size:
+            return [request]
+        chunks = [request.inputs[start : start + size] for start in range(0, len(request.inputs), size)]
+        return [request.model_copy(update={"inputs": chunk}) for chunk in chunks]
+
+    def merge_embeddings(self, parts: Sequence[EmbeddingResponse]) -> EmbeddingResponse:
+        """One response from the responses of :meth:`embedding_batches`: vectors in input order,
+        token counts added up."""
+        if len(parts) == 1:
+            return parts[0]
+        usage = Usage(
+            prompt_tokens=sum(p.usage.prompt_tokens for p in parts),
+            completion_tokens=sum(p.usage.completion_tokens for p in parts),
+            total_tokens=sum(p.usage.total_tokens for p in parts),
+        )
+        return parts[0].model_copy(
+            update={
+                "vectors": [vector for part in parts for vector in part.vectors],
+                "usage": usage,
+                "metadata": {**parts[0].metadata, "requests": len(parts)},
+            }
         )
 
 
@@ -86,6 +126,10 @@ class ImageGenerationCapable(BaseProvider):
     """``generate_image_bytes(prompt) -> (bytes, mime_type)``."""
 
     provides = Feature.IMAGE
+    #: Formats and size accepted for ``input_images`` (checked like vision inputs: the bytes must
+    #: be the declared type).
+    input_image_formats: ClassVar[tuple[str, ...]] = ("png", "jpeg", "webp")
+    max_input_image_size: ClassVar[int] = 20 * 1024 * 1024
 
     def map_image_request(self, request: ImageRequest) -> dict[str, Any]:
         raise NotImplementedError
@@ -117,11 +161,23 @@ class ImageGenerationCapable(BaseProvider):
         input_images: Sequence[ImagePart | tuple[bytes, str]] | None = None,
         **options: Any,
     ) -> ImageRequest:
-        if not isinstance(prompt, str) or not prompt.strip():
+        if not isinstance(prompt, str):
+            raise InvalidInputError(f"prompt must be a string, not {type(prompt).__name__}", provider=self.identifier)
+        if not prompt.strip():
             raise InvalidInputError("the image prompt is empty", provider=self.identifier)
-        chosen = model or self.default_image_model()
+        refuse_surrogates(prompt, "prompt", self.identifier)
+        chosen = self._model_or(model, self.default_image_model)
         self._require(Feature.IMAGE, chosen)
         images = [input_image(i, self.identifier) for i in input_images or ()]
+        for index, image in enumerate(images):
+            check_media(
+                image.data,
+                image.mime_type,
+                kind=f"input_images[{index}]",
+                formats=self.input_image_formats,
+                max_bytes=self.max_input_image_size,
+                provider=self.identifier,
+            )
         fields = {k: options.pop(k) for k in ("size", "aspect_ratio", "quality", "mime_type") if k in options}
         return build(
             ImageRequest,
@@ -194,9 +250,21 @@ class DecisionCapable(BaseProvider):
         if isinstance(subject, str):
             subject = {"task": subject}
         if not isinstance(subject, DecisionSubject):
-            subject = build(DecisionSubject, self.identifier, **dict(subject))
+            if not isinstance(subject, Mapping):
+                raise InvalidInputError(
+                    f"subject must be a string, a mapping or a DecisionSubject, not {type(subject).__name__}",
+                    provider=self.identifier,
+                )
+            subject = build(DecisionSubject, self.identifier, **{str(k): v for k, v in subject.items()})
+        if isinstance(questions, str | bytes | Mapping) or not isinstance(questions, Iterable):
+            raise InvalidInputError(
+                f"questions must be a list of questions (or mappings), not {type(questions).__name__}",
+                provider=self.identifier,
+            )
         parsed = parse_questions(questions)
-        chosen = model or self.default_decision_model()
+        refuse_surrogates(subject, "subject", self.identifier)
+        refuse_surrogates(parsed, "questions", self.identifier)
+        chosen = self._model_or(model, self.default_decision_model)
         self._require(Feature.DECISION, chosen)
         return build(
             DecisionRequest,

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
+
+from pydantic import ValidationError
 
 from llm_core.errors import InvalidInputError
 from llm_core.messages import ImagePart
@@ -10,7 +13,9 @@ from llm_core.messages import ImagePart
 #: What ``analyze_image`` accepts as one image.
 ImageInput = ImagePart | bytes | str
 
-_FORMAT_ALIASES = {"jpg": "jpeg", "image/jpg": "jpeg"}
+_FORMAT_ALIASES = {"jpg": "jpeg", "image/jpg": "jpeg", "heif": "heic"}
+#: Formats whose bytes :func:`sniff_mime` recognises: bytes declared as one of them must carry its magic.
+_SNIFFED = frozenset({"png", "jpeg", "gif", "webp", "heic", "pdf"})
 
 
 def sniff_mime(data: bytes) -> str | None:
@@ -79,7 +84,7 @@ def check_media(
                 f"{kind} bytes are {sniffed}, not the declared {declared}: fix mime_type",
                 provider=provider,
             )
-        if sniffed is None and fmt in {"png", "jpeg", "gif", "webp", "pdf"}:
+        if sniffed is None and fmt in _SNIFFED:
             raise InvalidInputError(
                 f"{kind} bytes are not a valid {fmt} file (wrong or corrupt data)",
                 provider=provider,
@@ -97,13 +102,22 @@ def to_image_part(item: ImageInput, mime_type: str | None = None) -> ImagePart:
     if isinstance(item, ImagePart):
         return item
     if isinstance(item, bytes):
-        return ImagePart(data=item, mime_type=mime_type)
+        return _image_part("image", data=item, mime_type=mime_type)
     if isinstance(item, str) and item.startswith("data:"):
         header = item[5:].split(";", 1)[0]
-        return ImagePart(data=item, mime_type=mime_type or header or None)
+        return _image_part("image", data=item, mime_type=mime_type or header or None)
     if isinstance(item, str) and item.startswith(("http://", "https://")):
-        return ImagePart(url=item, mime_type=mime_type)
+        return _image_part("image", url=item, mime_type=mime_type)
     raise InvalidInputError("an image must be bytes, an ImagePart, or an http(s) or data: URL")
+
+
+def _image_part(what: str, provider: str | None = None, **values: Any) -> ImagePart:
+    """An :class:`ImagePart` of caller input; Pydantic's refusal becomes :class:`InvalidInputError`."""
+    try:
+        return ImagePart(**values)
+    except ValidationError as exc:
+        detail = str(exc.errors()[0]["msg"]).removeprefix("Value error, ")
+        raise InvalidInputError(f"{what} is invalid: {detail}", provider=provider) from None
 
 
 def input_image(item: ImagePart | tuple[bytes, str], provider: str) -> ImagePart:
@@ -111,7 +125,7 @@ def input_image(item: ImagePart | tuple[bytes, str], provider: str) -> ImagePart
     if isinstance(item, ImagePart):
         part = item
     elif isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], bytes) and isinstance(item[1], str):
-        part = ImagePart(data=item[0], mime_type=item[1])
+        part = _image_part("an input image", provider, data=item[0], mime_type=item[1])
     else:
         raise InvalidInputError("an input image is (bytes, mime_type) or an ImagePart", provider=provider)
     if part.data is None or not part.mime_type:

@@ -70,6 +70,15 @@ class _BinaryPart(BaseModel):
                 raise ValueError("data must be bytes or base64 text") from exc
         return value
 
+    @field_validator("url")
+    @classmethod
+    def _web_or_data_url(cls, value: str | None) -> str | None:
+        """Only URLs a provider fetches itself (http, https) or carries inline (data:): a
+        ``file:`` or ``ftp:`` URL would be refused upstream, or worse, read."""
+        if value is not None and not value.lower().startswith(("http://", "https://", "data:")):
+            raise ValueError("url must be an http(s) or data: URL")
+        return value
+
     @model_validator(mode="after")
     def _one_source(self) -> _BinaryPart:
         if (self.data is None) == (self.url is None):

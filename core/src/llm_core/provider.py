@@ -246,9 +246,11 @@ class AsyncProvider:
         if not isinstance(p, Embeds):
             raise self._unsupported(Feature.EMBEDDINGS)
         request = p.build_embedding_request(input, **options)
-        return await p._arun(
-            "embeddings", request, p.map_embedding_request, p._asend_embeddings, p.parse_embedding_response
-        )
+        parts = [
+            await p._arun("embeddings", batch, p.map_embedding_request, p._asend_embeddings, p.parse_embedding_response)
+            for batch in p.embedding_batches(request)
+        ]
+        return p.merge_embeddings(parts)
 
     async def generate_image(self, prompt: str, **options: Any) -> ImageResponse:
         p = self._p

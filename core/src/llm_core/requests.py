@@ -131,7 +131,49 @@ def coerce_prompt(prompt: str | Prompt | Sequence[MessageLike]) -> tuple[list[Ch
     return normalize_messages(prompt), {}
 
 
+def refuse_surrogates(value: Any, where: str, provider: str) -> None:
+    """Raise :class:`InvalidInputError` if any text in ``value`` (strings, inside mappings,
+    lists and Pydantic models) holds a lone surrogate: such text cannot be encoded as UTF-8, so no
+    provider can be sent it. The error names the place, starting with ``where``."""
+    found = _surrogate_at(value, where)
+    if found is not None:
+        raise InvalidInputError(
+            f"{found} contains a lone surrogate character (U+D800 to U+DFFF), which cannot be sent as UTF-8: "
+            "fix the text's decoding",
+            provider=provider,
+        )
+
+
+def _surrogate_at(value: Any, path: str) -> str | None:
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return path
+        return None
+    items: Iterable[tuple[str, Any]]
+    if isinstance(value, BaseModel):
+        items = ((f"{path}.{name}", item) for name, item in value)  # fields (and extras) with values
+    elif isinstance(value, Mapping):
+        items = ((f"{path}.{key}", part) for key, item in value.items() for part in (key, item))
+    elif isinstance(value, list | tuple):
+        items = ((f"{path}[{index}]", item) for index, item in enumerate(value))
+    else:
+        return None
+    for where, item in items:
+        found = _surrogate_at(item, where)
+        if found is not None:
+            return found
+    return None
+
+
 def coerce_tools(tools: Iterable[ToolSpec | Mapping[str, Any]], provider: str) -> list[ToolSpec]:
+    if isinstance(tools, str | bytes | Mapping | BaseModel) or not isinstance(tools, Iterable):
+        raise InvalidInputError(
+            f"tools must be a list of ToolSpec or mappings with 'name', 'description' and 'parameters', "
+            f"not {type(tools).__name__}",
+            provider=provider,
+        )
     result: list[ToolSpec] = []
     for index, tool in enumerate(tools):
         if isinstance(tool, ToolSpec):

@@ -42,12 +42,31 @@ class RetryPolicy:
     async_sleep: Callable[[float], Awaitable[None]] | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
-        if self.max_attempts < 1:
-            raise ConfigurationError("retry max_attempts must be at least 1")
-        if self.initial_delay < 0 or self.max_delay < 0 or self.jitter < 0:
-            raise ConfigurationError("retry delays and jitter must not be negative")
-        if self.deadline is not None and self.deadline <= 0:
-            raise ConfigurationError("retry deadline must be positive (or None)")
+        """Refuse, when the policy is made, every value that would break at the first retry."""
+        if not isinstance(self.max_attempts, int) or isinstance(self.max_attempts, bool) or self.max_attempts < 1:
+            raise ConfigurationError(
+                f"retry max_attempts must be at least 1 (a whole number), got {self.max_attempts!r}"
+            )
+        for name in ("initial_delay", "max_delay", "multiplier", "jitter", "max_retry_after"):
+            value = getattr(self, name)
+            if not _finite(value) or value < 0:
+                raise ConfigurationError(
+                    f"retry {name} must be a finite number that is not negative (got {value!r}); "
+                    "delays and jitter must not be negative"
+                )
+        if self.deadline is not None and (not _finite(self.deadline) or self.deadline <= 0):
+            raise ConfigurationError(f"retry deadline must be positive (or None), got {self.deadline!r}")
+        if not isinstance(self.respect_retry_after, bool):
+            raise ConfigurationError(
+                f"retry respect_retry_after must be True or False, got {self.respect_retry_after!r}"
+            )
+        if not isinstance(self.retry_on, tuple) or not all(
+            isinstance(kind, type) and issubclass(kind, LLMError) for kind in self.retry_on
+        ):
+            raise ConfigurationError("retry retry_on must be a tuple of LLMError classes")
+        for name in ("sleep", "async_sleep"):
+            if getattr(self, name) is not None and not callable(getattr(self, name)):
+                raise ConfigurationError(f"retry {name} must be callable (or None)")
 
     @classmethod
     def none(cls) -> RetryPolicy:
@@ -67,6 +86,8 @@ class RetryPolicy:
             "respect_retry_after",
             "max_retry_after",
         }
+        if not isinstance(values, Mapping):
+            raise ConfigurationError(f"retry settings must be a table of {sorted(known)}, not {type(values).__name__}")
         unknown = set(values) - known
         if unknown:
             raise ConfigurationError(f"unknown retry settings {sorted(unknown)}; known: {sorted(known)}")
@@ -80,7 +101,10 @@ class RetryPolicy:
 
     def backoff(self, attempt: int) -> float:
         """The wait after failed attempt number ``attempt`` (1-based), jitter included."""
-        base = min(self.max_delay, self.initial_delay * self.multiplier ** (attempt - 1))
+        try:
+            base = min(self.max_delay, self.initial_delay * self.multiplier ** (attempt - 1))
+        except OverflowError:  # a large multiplier after many attempts: the cap applies
+            base = self.max_delay
         jittered = base + random.uniform(0, self.jitter * base)  # noqa: S311 - jitter, not crypto
         return min(self.max_delay, jittered)
 
@@ -134,6 +158,10 @@ class RetryPolicy:
         if self.async_sleep is not None:
             kwargs["sleep"] = self.async_sleep
         return tenacity.AsyncRetrying(**kwargs)
+
+
+def _finite(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def retry_after_from_headers(headers: Mapping[str, str] | None, *, now: float | None = None) -> float | None:

@@ -7,12 +7,12 @@ and each of its models offer. It sends nothing.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, ClassVar
 
 from llm_core.config import Secret, hide_secrets, provider_section, resolve_api_key, resolve_setting
-from llm_core.errors import ConfigurationError, PluginLoadError, UnsupportedFeatureError
+from llm_core.errors import ConfigurationError, InvalidInputError, PluginLoadError, UnsupportedFeatureError
 from llm_core.features import Feature, parse_features
 from llm_core.retry import RetryPolicy
 from llm_core.specs import ProviderSpec
@@ -132,6 +132,16 @@ class ProviderSettings:
                 f"no model configured for {self.identifier}: pass model=... ", provider=self.identifier
             )
         return self._model
+
+    def _model_or(self, model: Any, default: Callable[[], str]) -> str:
+        """``model`` when one is given (it must be a model name), else ``default()``."""
+        if model is None:
+            return default()
+        if not isinstance(model, str) or not model.strip():
+            raise InvalidInputError(
+                f"model must be a model name (a non-empty string), not {model!r}", provider=self.identifier
+            )
+        return model
 
     def is_available(self) -> bool:
         """Configured and usable (a key is present when one is needed). Sends nothing."""

@@ -85,6 +85,8 @@ class GeminiProvider(
     max_image_size: ClassVar[int] = request_mapper.MAX_INLINE_BYTES
     supported_document_formats: ClassVar[tuple[str, ...]] = ("pdf",)
     max_document_size: ClassVar[int] = request_mapper.MAX_INLINE_BYTES
+    tool_name_rule = (r"^[a-zA-Z_][a-zA-Z0-9_.:-]{0,127}$", "a letter or '_', then letters, digits, '_.:-', <= 128")
+    max_embedding_inputs = 100  # requests per batchEmbedContents call
 
     def __init__(self, **config: Any) -> None:
         self._client_lock = threading.Lock()

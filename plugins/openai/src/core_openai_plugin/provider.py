@@ -81,6 +81,8 @@ class OpenAIProvider(
     max_image_size: ClassVar[int] = 20 * 1024 * 1024
     supported_document_formats: ClassVar[tuple[str, ...]] = ("pdf",)
     max_document_size: ClassVar[int] = 32 * 1024 * 1024
+    tool_name_rule = (r"^[a-zA-Z0-9_-]{1,64}$", "1 to 64 letters, digits, '_' or '-'")  # FunctionDefinition.name
+    max_embedding_inputs = 2048  # "any array must be 2048 dimensions or less" (embeddings.create)
 
     # -- clients ------------------------------------------------------------------------------
 
