@@ -82,7 +82,7 @@ class _Handler(BaseHTTPRequestHandler):
         )
         owner = self.server.owner
         behaviour = owner._next_behaviour(request)
-        self.close_connection = True
+        self.close_connection = not owner.keep_alive
         with contextlib.suppress(OSError):  # the client gave up (e.g. its timeout fired)
             behaviour(self, request)
 
@@ -94,7 +94,8 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_response(status)
         for name, value in headers.items():
             self.send_header(name, value)
-        self.send_header("Connection", "close")
+        if not self.server.owner.keep_alive:
+            self.send_header("Connection", "close")
         self.end_headers()
 
     def chunk(self, data: bytes) -> None:
@@ -275,6 +276,9 @@ class FaultServer:
 
     fallback: Callable[[Request], Behaviour] | None = None
     requests: list[Request] = field(default_factory=list)
+    #: Keep connections open between responses (HTTP/1.1 keep-alive; an idle connection is
+    #: closed by the server after MAX_WAIT seconds), as the real services do.
+    keep_alive: bool = False
 
     def __post_init__(self) -> None:
         #: ``time.monotonic()`` of each write that found the client gone (``paced``, ``trickle``).

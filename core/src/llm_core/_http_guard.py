@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ssl
 import threading
 import time
 import urllib.request
-import weakref
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator
+from collections.abc import AsyncGenerator, Callable, Iterator
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -23,7 +23,7 @@ import httpx2
 
 from llm_core._body_meter import BodyMeter, BodyTimeout
 from llm_core.errors import InvalidResponseError, ProviderTimeoutError
-from llm_core.transport_limits import Limits, TransportLimitError
+from llm_core.transport_limits import OPENED_BODIES, Limits, TransportLimitError
 
 REDIRECTS = frozenset({301, 302, 303, 307, 308})
 #: ``httpx2.Client`` arguments that configure the connection pool (given to our inner transport).
@@ -178,43 +178,50 @@ class GuardedTransport(httpx2.BaseTransport):
 
 
 class _AsyncBody(httpx2.AsyncByteStream):
+    """The decoded, metered body. Closing it (the response's ``aclose``) also closes the reading
+    generators below it at once, in the closing task: an SDK that leaves its own generators for
+    the loop to finalize then finds nothing left that could run concurrently at shutdown
+    ("asynchronous generator is already running")."""
+
     def __init__(self, inner: httpx2.AsyncByteStream, meter: BodyMeter, request: httpx2.Request) -> None:
         self._inner = inner
         self._meter = meter
         self._request = request
+        self._reading: AsyncGenerator[bytes, None] | None = None
 
-    async def __aiter__(self) -> AsyncIterator[bytes]:
+    def __aiter__(self) -> AsyncGenerator[bytes, None]:
+        self._reading = self._read()
+        return self._reading
+
+    async def _read(self) -> AsyncGenerator[bytes, None]:
         meter = self._meter
         chunks = self._inner.__aiter__()
         try:
-            with _as_httpx_timeout(self._request, self._meter.limits.provider):
-                async for data in self._read(meter, chunks):
+            with _as_httpx_timeout(self._request, meter.limits.provider):
+                while True:
+                    waiting = asyncio.timeout(meter.remaining())  # exact: the read itself is cut
+                    try:
+                        async with waiting:
+                            raw = await chunks.__anext__()
+                    except StopAsyncIteration:
+                        break
+                    except TimeoutError:
+                        if waiting.expired():
+                            raise BodyTimeout(meter.timeout_reason()) from None
+                        raise
+                    for data in meter.feed(raw):
+                        yield data
+                for data in meter.end():
                     yield data
         finally:
-            close = getattr(chunks, "aclose", None)
-            if close is not None:
-                await close()
-
-    @staticmethod
-    async def _read(meter: BodyMeter, chunks: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
-        while True:
-            waiting = asyncio.timeout(meter.remaining())  # exact: the read itself is cut
-            try:
-                async with waiting:
-                    raw = await chunks.__anext__()
-            except StopAsyncIteration:
-                break
-            except TimeoutError:
-                if waiting.expired():
-                    raise BodyTimeout(meter.timeout_reason()) from None
-                raise
-            for data in meter.feed(raw):
-                yield data
-        for data in meter.end():
-            yield data
+            if isinstance(chunks, AsyncGenerator):
+                await chunks.aclose()
 
     async def aclose(self) -> None:
         await self._inner.aclose()
+        reading = self._reading
+        if reading is not None and not getattr(reading, "ag_running", False):
+            await reading.aclose()
 
 
 class _LoopPools:
@@ -223,56 +230,58 @@ class _LoopPools:
     Connections belong to the loop that opened them. Each loop's pool is closed by an async
     generator started in that loop: ``asyncio.run`` (and every runner) closes a loop's open
     async generators before it closes the loop (``loop.shutdown_asyncgens``), and the
-    generator's ``finally`` closes the pool. A loop closed without that step is forgotten with
-    it (the pools are held by weak reference to the loop)."""
+    generator's ``finally`` closes the pool and forgets the loop. A loop closed without that step
+    is forgotten when the next loop opens its pool (its sockets then close with it)."""
 
     def __init__(self, make: Callable[[str | None], httpx2.AsyncBaseTransport]) -> None:
         self._make = make
-        self._pools: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str | None, httpx2.AsyncBaseTransport]]
-        self._pools = weakref.WeakKeyDictionary()
-        self._closers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, AsyncGenerator[None, None]]
-        self._closers = weakref.WeakKeyDictionary()
+        #: loop -> (its transports by route, the generator that closes them)
+        self._open: dict[asyncio.AbstractEventLoop, tuple[Pool, AsyncGenerator[None, None]]] = {}
         self._lock = threading.Lock()
 
     async def get(self, route: str | None) -> httpx2.AsyncBaseTransport:
         loop = asyncio.get_running_loop()
         with self._lock:
-            pool = self._pools.get(loop)
-            fresh = pool is None
-            if pool is None:
-                pool = self._pools[loop] = {}
+            entry = self._open.get(loop)
+            if entry is None:
+                for closed in [other for other in self._open if other.is_closed()]:
+                    del self._open[closed]
+                pool: Pool = {}
+                closer = self._close_at_shutdown(loop, pool)
+                self._open[loop] = (pool, closer)
+            else:
+                pool, closer = entry
             transport = pool.get(route)
             if transport is None:
                 transport = pool[route] = self._make(route)
-        if fresh:
-            closer = self._close_at_shutdown(pool)
+        if entry is None:
             await closer.asend(None)  # first iterated here: this loop will close it
-            self._closers[loop] = closer
         return transport
 
-    async def _close_at_shutdown(self, pool: dict[str | None, httpx2.AsyncBaseTransport]) -> AsyncGenerator[None, None]:
+    async def _close_at_shutdown(self, loop: asyncio.AbstractEventLoop, pool: Pool) -> AsyncGenerator[None, None]:
         try:
             yield
         finally:
-            await self._close(pool)
-
-    async def _close(self, pool: dict[str | None, httpx2.AsyncBaseTransport]) -> None:
-        with self._lock:
-            transports = list(pool.values())
-            pool.clear()
-        for transport in transports:
-            await transport.aclose()
+            with self._lock:
+                self._open.pop(loop, None)
+            await _close(pool)
 
     async def aclose(self) -> None:
         """Close the running loop's pool (the others close with their loops)."""
-        loop = asyncio.get_running_loop()
         with self._lock:
-            pool = self._pools.pop(loop, None)
-            closer = self._closers.pop(loop, None)
-        if pool is not None:
-            await self._close(pool)
-        if closer is not None:
-            await closer.aclose()
+            entry = self._open.pop(asyncio.get_running_loop(), None)
+        if entry is not None:
+            await entry[1].aclose()
+
+
+Pool = dict[str | None, httpx2.AsyncBaseTransport]
+
+
+async def _close(pool: Pool) -> None:
+    transports = list(pool.values())
+    pool.clear()
+    for transport in transports:
+        await transport.aclose()
 
 
 class AsyncGuardedTransport(httpx2.AsyncBaseTransport):
@@ -315,10 +324,14 @@ class AsyncGuardedTransport(httpx2.AsyncBaseTransport):
             await response.aclose()
             raise
         assert isinstance(response.stream, httpx2.AsyncByteStream)
+        body = _AsyncBody(response.stream, meter, request)
+        opened = OPENED_BODIES.get()
+        if opened is not None:  # read by a ClosingStream: it closes the body first
+            opened.append(body)
         return httpx2.Response(
             response.status_code,
             headers=_decoded_headers(response, meter),
-            stream=_AsyncBody(response.stream, meter, request),
+            stream=body,
             extensions=response.extensions,
         )
 
@@ -348,13 +361,30 @@ class _ClientArgs:
             self.pool["trust_env"] = False
         found = {} if self.proxy or not trust_env else urllib.request.getproxies()
         self.proxies = {k: v for k, v in found.items() if k in ("http", "https", "all")}
+        self._ssl: ssl.SSLContext | None = None
+        self._lock = threading.Lock()
+
+    def pool_args(self) -> dict[str, Any]:
+        """The pool's arguments, with one SSL context built once and shared by every pool (a
+        pool per event loop must not load the certificate store each time)."""
+        with self._lock:
+            if self._ssl is None:
+                verify = self.pool.get("verify", True)
+                self._ssl = (
+                    verify
+                    if isinstance(verify, ssl.SSLContext)
+                    else httpx2.create_ssl_context(
+                        verify=verify, cert=self.pool.get("cert"), trust_env=self.pool.get("trust_env", True)
+                    )
+                )
+        return {**{k: v for k, v in self.pool.items() if k not in ("verify", "cert")}, "verify": self._ssl}
 
 
 def sync_client(limits: Limits, args: dict[str, Any]) -> httpx2.Client:
     parts = _ClientArgs(args)
 
     def make(route: str | None) -> httpx2.BaseTransport:
-        return httpx2.HTTPTransport(proxy=route or parts.proxy, **parts.pool)
+        return httpx2.HTTPTransport(proxy=route or parts.proxy, **parts.pool_args())
 
     if parts.given is not None:
         transport = GuardedTransport(limits, inner=parts.given)
@@ -368,7 +398,7 @@ def async_client(limits: Limits, args: dict[str, Any]) -> httpx2.AsyncClient:
     parts = _ClientArgs(args)
 
     def make(route: str | None) -> httpx2.AsyncBaseTransport:
-        return httpx2.AsyncHTTPTransport(proxy=route or parts.proxy, **parts.pool)
+        return httpx2.AsyncHTTPTransport(proxy=route or parts.proxy, **parts.pool_args())
 
     if parts.given is not None:
         transport = AsyncGuardedTransport(limits, inner=parts.given)

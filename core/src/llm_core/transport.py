@@ -29,7 +29,15 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from llm_core.errors import ConfigurationError, LLMError
-from llm_core.transport_limits import MIB, SETTING_NAMES, Limits, TransportLimitError, TransportSettings
+from llm_core.transport_limits import (
+    MIB,
+    OPENED_BODIES,
+    SETTING_NAMES,
+    ClosingStream,
+    Limits,
+    TransportLimitError,
+    TransportSettings,
+)
 
 if TYPE_CHECKING:
     import httpx2
@@ -93,6 +101,8 @@ def transport_error(error: BaseException) -> LLMError | None:
 
 __all__ = [
     "MIB",
+    "OPENED_BODIES",
+    "ClosingStream",
     "SETTING_NAMES",
     "Limits",
     "TransportLimitError",

@@ -4,8 +4,9 @@ without importing the module that builds those clients."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+import contextvars
+from collections.abc import AsyncIterator, Mapping
+from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -84,3 +85,45 @@ class TransportLimitError(Exception):
     def __init__(self, llm_error: LLMError) -> None:
         super().__init__(llm_error.message)
         self.llm_error = llm_error
+
+
+class _Closable(Protocol):
+    async def aclose(self) -> None: ...
+
+
+#: While a :class:`ClosingStream` reads, the response bodies the guarded async client opens.
+OPENED_BODIES: contextvars.ContextVar[list[_Closable] | None] = contextvars.ContextVar(
+    "llm_core_opened_bodies", default=None
+)
+
+
+class ClosingStream:
+    """An SDK's async stream whose ``aclose()`` releases the HTTP response first, at once.
+
+    Some SDKs (google-genai) nest async generators without closing the inner ones: closing the
+    outer one leaves the response open until the loop finalizes the rest, concurrently ("aclose():
+    asynchronous generator is already running"). The guarded client records every body it opens
+    while this stream reads; ``aclose()`` closes those bodies, then the SDK stream, whose
+    remaining generators then have nothing left to wait for."""
+
+    def __init__(self, stream: AsyncIterator[Any]) -> None:
+        self._stream = stream
+        self._bodies: list[_Closable] = []
+
+    def __aiter__(self) -> ClosingStream:
+        return self
+
+    async def __anext__(self) -> Any:
+        token = OPENED_BODIES.set(self._bodies)
+        try:
+            return await self._stream.__anext__()
+        finally:
+            OPENED_BODIES.reset(token)
+
+    async def aclose(self) -> None:
+        bodies, self._bodies = self._bodies, []
+        for body in bodies:
+            await body.aclose()
+        close = getattr(self._stream, "aclose", None)
+        if close is not None:
+            await close()

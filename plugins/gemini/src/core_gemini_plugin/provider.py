@@ -41,6 +41,7 @@ from llm_core.redaction import protect_loggers
 from llm_core.requests import ChatRequest, DecisionRequest, EmbeddingRequest, ImageRequest, build
 from llm_core.responses import EmbeddingResponse, ImageResponse
 from llm_core.transport import (
+    ClosingStream,
     Limits,
     TransportSettings,
     async_http_client,
@@ -202,8 +203,10 @@ class GeminiProvider(
     def _send_stream(self, payload: dict[str, Any]) -> Iterator[types.GenerateContentResponse]:
         return self.client.models.generate_content_stream(**payload)
 
-    def _asend_stream(self, payload: dict[str, Any]) -> Awaitable[AsyncIterator[types.GenerateContentResponse]]:
-        return self.client.aio.models.generate_content_stream(**payload)
+    async def _asend_stream(self, payload: dict[str, Any]) -> AsyncIterator[types.GenerateContentResponse]:
+        # the SDK nests generators it never closes: ClosingStream.aclose() releases the response
+        # at once, so that nothing is left for the loop to finalize concurrently
+        return ClosingStream(await self.client.aio.models.generate_content_stream(**payload))
 
     def new_stream_parser(self, request: ChatRequest) -> GeminiStreamParser:
         return GeminiStreamParser(request)
