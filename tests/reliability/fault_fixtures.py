@@ -81,11 +81,13 @@ class Rig:
         self.server.fallback = None
         return self.server
 
-    def provider(self, *, retry: RetryPolicy, timeout: float = 5.0, base_url: str | None = None) -> Any:
-        key = (timeout, base_url)
+    def provider(
+        self, *, retry: RetryPolicy, timeout: float = 5.0, base_url: str | None = None, **options: Any
+    ) -> Any:
+        key = (timeout, base_url, tuple(sorted(options.items())))
         provider = self._providers.get(key)
         if provider is None:
-            provider = self.target.build(base_url or self.server.url, timeout=timeout)
+            provider = self.target.build(base_url or self.server.url, timeout=timeout, **options)
             self._providers[key] = provider
         provider.retry_policy = retry
         return provider

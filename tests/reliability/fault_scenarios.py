@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import upstreams as up
-from fault_server import Behaviour, reset, slow
+from fault_server import Behaviour, paced, redirect, reset, respond, slow, trickle
 from fault_targets import Target
 
 from llm_core.errors import (
@@ -87,6 +87,8 @@ class Fault:
     refused: bool = False
     policy: Mapping[str, Any] = field(default_factory=dict)
     timeout: float = 5.0
+    #: Provider options of the case (transport limits).
+    options: Mapping[str, Any] = field(default_factory=dict)
     only: tuple[str, ...] = ()
     #: False when the error comes from an event the parser read, not from an SDK exception
     #: (then there is no SDK exception to chain).
@@ -358,6 +360,100 @@ FAULTS: tuple[Fault, ...] = (
         http=lambda t: [t.stream_with_bad_json(PIECES, 2)],
     ),
 )
+
+KEEP_ALIVE = b": keep-alive\n\n"
+#: Where the redirects of the matrix point: nothing listens there, and nothing must try.
+ELSEWHERE = "http://127.0.0.2:9/elsewhere"
+
+
+def _gzip_bomb(inflated: int = 16 * 1024 * 1024) -> bytes:
+    """``inflated`` bytes of JSON whitespace, gzip-encoded (about 1000 times smaller)."""
+    import zlib
+
+    packer = zlib.compressobj(9, zlib.DEFLATED, 31)
+    return b"".join(packer.compress(b" " * 1024 * 1024) for _ in range(inflated // (1024 * 1024))) + packer.flush()
+
+
+def _trickled(t: Target) -> Behaviour:
+    """A whole answer with its ``Content-Length``, sent one byte every 20 ms."""
+    import json
+
+    return trickle(200, json.dumps(t.text_body("this answer arrives one byte at a time")), 0.02)
+
+
+def _events(t: Target, upto_text: int) -> list[bytes]:
+    """The stream's events up to (and with) its ``upto_text``-th text event."""
+    events = t.stream_events(PIECES)
+    marker = "response.output_text.delta" if t.name == "openai" else '"text"'
+    texts = [i for i, e in enumerate(events) if marker in e]
+    return [e.encode() for e in events[: texts[upto_text - 1] + 1]]
+
+
+TRANSPORT_FAULTS: tuple[Fault, ...] = (
+    Fault(
+        "redirect",
+        "302 redirect to another host",
+        "call",
+        Outcome(InvalidResponseError, 1, status=302),
+        http=lambda t: [redirect(302, ELSEWHERE)],
+    ),
+    Fault(
+        "stream-redirect",
+        "stream: 307 redirect to another host when opening",
+        "stream",
+        Outcome(InvalidResponseError, 1, status=307, tokens=0),
+        http=lambda t: [redirect(307, ELSEWHERE)],
+    ),
+    Fault(
+        "trickled-body",
+        f"the answer trickles in one byte every 20 ms (timeout {SHORT_TIMEOUT:g} s)",
+        "call",
+        Outcome(ProviderTimeoutError, 3, BACKOFF),
+        http=lambda t: _times(3, lambda: _trickled(t)),
+        timeout=SHORT_TIMEOUT,
+    ),
+    Fault(
+        "gzip-bomb",
+        "200 whose 16 KB gzip body inflates to 16 MiB, `max_response_bytes` 1 MiB",
+        "call",
+        Outcome(InvalidResponseError, 1),
+        http=lambda t: [respond(200, _gzip_bomb(), headers={"Content-Encoding": "gzip"})],
+        options={"max_response_bytes": 1024 * 1024},
+    ),
+    Fault(
+        "stream-keep-alive-only",
+        f"stream: only `: keep-alive` comments, no event (first-event limit {SHORT_TIMEOUT:g} s)",
+        "stream",
+        Outcome(ProviderTimeoutError, 3, BACKOFF, tokens=0),
+        http=lambda t: _times(3, lambda: paced([KEEP_ALIVE] * 100, 0.02)),
+        timeout=SHORT_TIMEOUT,
+    ),
+    Fault(
+        "stream-idle",
+        f"stream: 1 text event, then only keep-alive comments (idle limit {SHORT_TIMEOUT:g} s)",
+        "stream",
+        Outcome(ProviderTimeoutError, 1, tokens=1),
+        http=lambda t: [paced([*_events(t, 1), *[KEEP_ALIVE] * 100], 0.02)],
+        timeout=SHORT_TIMEOUT,
+    ),
+    Fault(
+        "stream-keep-alives-between-events",
+        "stream: `: keep-alive` comments between every two events",
+        "stream",
+        Outcome(None, 1, tokens=len(PIECES)),
+        http=lambda t: [paced([p for e in t.stream_events(PIECES) for p in (e.encode(), KEEP_ALIVE)], 0.0)],
+    ),
+    Fault(
+        "stream-event-too-large",
+        "stream: 1 text event, then a 2 MiB `data:` line, `max_event_bytes` 64 KiB",
+        "stream",
+        Outcome(InvalidResponseError, 1, tokens=1),
+        http=lambda t: [paced([*_events(t, 1), b"data: ", *[b"x" * 65536] * 32], 0.0)],
+        options={"max_event_bytes": 65536},
+    ),
+)
+
+FAULTS = (*FAULTS, *TRANSPORT_FAULTS)
 
 FAULTS_BY_KEY = {fault.key: fault for fault in FAULTS}
 assert len(FAULTS_BY_KEY) == len(FAULTS), "fault keys must be unique"

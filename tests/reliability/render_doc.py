@@ -86,6 +86,27 @@ ISOLATION_CHECKS = (
      "one shared provider instance per identifier"),
 )
 
+TRANSPORT_CHECKS = (
+    ("test_redirects.py", "301, 302, 303, 307, 308 from the configured host pointing at a second loopback server, "
+     "both plugins, sync and async, calls and streams (40 cases): `InvalidResponseError` with the status, 1 request "
+     "to the configured host, 0 requests (and so no key header) at the other; plain `http://` to 4 remote hosts "
+     "refused with `ConfigurationError` at construction, https and 5 loopback forms accepted, the opt-in by keyword "
+     "and by config file"),
+    ("test_timeouts.py", "a body trickled one byte every 20 ms (timeout 0.5 s), a stream of keep-alive comments only "
+     "(`stream_first_event_timeout` 0.4 s), one event then keep-alives (`stream_idle_timeout` 0.4 s), events every "
+     "50 ms (`stream_deadline` 0.6 s); both plugins, sync and async: `ProviderTimeoutError` naming the limit, "
+     "ended within the limit + 0.35 s, 1 request; a timeout of 0.4 ms is 1 ms for Gemini, not none"),
+    ("test_sizes.py", "a 494 KB gzip body inflating to 500 MB (a call; a stream whose one `data:` line is 500 MB), "
+     "both plugins, sync and async, in a child process: `InvalidResponseError` naming the limit, 1 request, peak "
+     "memory (VmHWM) grown by less than 2 x the limit + 16 MiB; the default 64 MiB limit too; an uncompressed "
+     "endless SSE line over `max_event_bytes`"),
+    ("test_loop_lifecycle.py", "500 x `asyncio.run(provider.aio.chat_completion(...))` per plugin against a "
+     "keep-alive loopback server (100 of them with the garbage collector off): open descriptors and sockets "
+     "unchanged, RSS growth under 2 KiB a loop, 1 request per call; a stream closed early (close, break, "
+     "cancellation; sync and async) closes its connection at once, seen by the server; 20 concurrent early closes "
+     "of async streams log no error (logging, loop exception handler, unraisable hook)"),
+)
+
 
 def _md(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
@@ -171,6 +192,12 @@ def render() -> str:
         "| test | what is checked |",
         "|---|---|",
         *[f"| `tests/security/{name}` | {_md(what)} |" for name, what in SECURITY_CHECKS],
+        "",
+        "### Transport",
+        "",
+        "| test | what is checked |",
+        "|---|---|",
+        *[f"| `tests/transport/{name}` | {_md(what)} |" for name, what in TRANSPORT_CHECKS],
         "",
         "### Plugin isolation and concurrency",
         "",

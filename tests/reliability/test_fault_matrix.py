@@ -50,7 +50,7 @@ def _provider(fault: Fault, target: str, rigs: dict[str, Rig], sleeps: Sleeps) -
     assert fault.http is not None
     server.script(*fault.http(http))
     server.fallback = http.upstream  # an unexpected extra attempt would be answered: and caught
-    return rig.provider(retry=policy, timeout=fault.timeout), server
+    return rig.provider(retry=policy, timeout=fault.timeout, **fault.options), server
 
 
 def _wire_attempts(target: str, provider: BaseProvider, server: FaultServer) -> int:

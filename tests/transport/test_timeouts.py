@@ -89,6 +89,7 @@ def test_a_limit_ends_the_attempt_on_time(case: str, target: str, mode: str, ser
     result, elapsed = run(provider, kind, mode)
 
     error = error_of(result)
+    print(f"\n{case} {target} {mode}: {type(error).__name__} after {elapsed:.3f} s (limit {limit} s)")
     assert isinstance(error, ProviderTimeoutError), result
     assert words in str(error) or words in str(error.__cause__), error
     assert limit - 0.05 <= elapsed <= limit + SLACK, f"{elapsed:.3f} s for a limit of {limit} s"
