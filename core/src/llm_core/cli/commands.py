@@ -160,6 +160,18 @@ def cmd_chat(args: argparse.Namespace) -> int:
         "thinking": True if args.think else None,
     }
     options = {k: v for k, v in options.items() if v is not None}
+    if args.prompt is None or args.continue_ or args.functions:  # a conversation (llm_core.cli.chat)
+        import sys
+
+        from llm_core.cli import chat
+
+        if args.functions:
+            features.append(Feature.TOOLS)
+        provider = _provider(args, *features)
+        prompt = _read_prompt(args.prompt) if args.prompt else None
+        return chat.run(
+            argparse.Namespace(**{**vars(args), "prompt": prompt}), provider, options, sys.stdin, sys.stdout
+        )
     prompt = _read_prompt(args.prompt)
     if args.stream:
         return _stream_chat(args, provider, prompt, options)
