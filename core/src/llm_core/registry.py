@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -77,6 +79,9 @@ class Registry:
         self.strict = strict_mode() if strict is None else strict
         self.preference: tuple[str, ...] | None = None
         self._manager: pluggy.PluginManager | None = None
+        # One per registry; a context variable, so an override holds for the thread or asyncio
+        # task that set it (and tasks it starts), never for others running at the same time.
+        self._override: ContextVar[BaseProvider | None] = ContextVar(f"llm_core_override_{id(self)}", default=None)
 
     # -- building -------------------------------------------------------------------------
 
@@ -173,9 +178,23 @@ class Registry:
     def __contains__(self, identifier: object) -> bool:
         return identifier in self._specs
 
+    @contextmanager
+    def override(self, provider: BaseProvider) -> Iterator[BaseProvider]:
+        """Within the block, every ``get()``, ``select()`` and router of this registry uses
+        ``provider`` (for tests: a :class:`~llm_core.testing.TestProvider`). Thread- and
+        task-safe: other threads and tasks keep the registry's own providers."""
+        token = self._override.set(provider)
+        try:
+            yield provider
+        finally:
+            self._override.reset(token)
+
     def get(self, identifier: str, **config: Any) -> BaseProvider:
         """The provider ``identifier``, built on first use. Without ``config`` one instance is
         shared; with ``config`` a new one is built each time."""
+        overridden = self._override.get()
+        if overridden is not None:
+            return overridden
         spec = self.spec(identifier)
         if config:
             return self._build(spec, config)
@@ -216,6 +235,10 @@ class Registry:
         from llm_core.config import routing_preference
 
         wanted = parse_features(features)
+        overridden = self._override.get()
+        if overridden is not None:
+            spec = overridden.provider_spec
+            return [Candidate(spec, None, True, 0, ("registry.override() is active",))]
         order = (
             ([prefer] if isinstance(prefer, str) else list(prefer))
             if prefer is not None
