@@ -43,7 +43,7 @@ def fake(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> FakeProvider:
     registry.register(
         ProviderSpec(spec.identifier, spec.name, spec.features, lambda **_c: instance, spec.models, spec.default_model)
     )
-    monkeypatch.setattr("llm_core.cli.commands.get_registry", lambda: registry)
+    monkeypatch.setattr("llm_core.registry.get_registry", lambda: registry)
     return instance
 
 

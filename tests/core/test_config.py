@@ -113,12 +113,15 @@ def test_the_first_set_credential_variable_wins(monkeypatch: pytest.MonkeyPatch)
     assert KeyedFake().api_key == Secret("first-variable")
 
 
-def test_the_config_file_beats_the_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_config_file_beats_the_environment_except_for_the_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     write_config(tmp_path, FILE, monkeypatch)
     monkeypatch.setenv("FAKE_API_KEY", "key-from-env")
     monkeypatch.setenv("FAKE_BASE_URL", "https://env.example")
     provider = KeyedFake()
-    assert provider.api_key == Secret("key-from-file")
+    # keys: argument, environment, key store, config file (issue 18); other settings: file first
+    assert provider.api_key == Secret("key-from-env")
     assert provider.base_url == "https://file.example"
     assert provider.default_model() == "fake-fallback"
     assert provider.timeout == 7.0

@@ -3,7 +3,8 @@ of both plugins from the repository's cassettes, through the real SDKs, with no 
 
 The CLI runs as a real process (the installed console script, from the repository root) with no
 API key in its environment and a ``sitecustomize`` that refuses and logs every socket connection
-and DNS lookup: vcrpy answers in-process, so the log must stay empty.
+and DNS lookup: vcrpy answers in-process, so the log holds nothing but the demo's fallback step,
+which points one provider at a closed port on 127.0.0.1 (requests to localhost are not replayed).
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ CASSETTES = ROOT / "cassettes"
 PROVIDERS = ("gemini", "openai")
 DEMO_CASSETTES = {p: CASSETTES / p / "demo.json" for p in PROVIDERS}
 CALLS = ["chat", "stream_with_thinking", "tool_call", "json", "decision"]
+#: The one connection the demo opens: its fallback step's closed port on 127.0.0.1 (never the network).
+LOOPBACK_ONLY = ["create_connection (('127.0.0.1', 9),)"]
 
 GUARD = textwrap.dedent(
     """
@@ -148,7 +151,12 @@ def test_demo_replays_every_call_of_both_plugins(cli: Cli) -> None:
         assert sum(answers["area"].probabilities.values()) == pytest.approx(1.0)
     assert report["calls"]["gemini"]["chat"]["model"] == "gemini-2.5-flash"
     assert report["calls"]["openai"]["chat"]["model"].startswith("gpt-5.4-mini")
-    assert cli.connections() == []
+    # the fallback step: gemini's base URL is a closed local port, so the router moves on to openai
+    fallback = report["fallback"]
+    assert fallback["ok"] is True, fallback
+    assert fallback["answered_by"] == "openai" and fallback["fallback_from"] == ["gemini"]
+    assert fallback["content"] == _recorded_text("openai", 0)
+    assert cli.connections() == LOOPBACK_ONLY
 
 
 def test_demo_text_tour_is_labelled_replay(cli: Cli) -> None:
@@ -157,17 +165,24 @@ def test_demo_text_tour_is_labelled_replay(cli: Cli) -> None:
     assert "[replay] answering provider calls from" in run.stderr
     out = run.stdout
     assert out.startswith("llm-core demo - REPLAY: answers come from recorded cassettes")
-    for heading in (
-        "== 1. Providers discovered",
-        "== 2. Selection by capability",
+    headings = [line for line in out.splitlines() if line.startswith("== ")]
+    assert headings == [
+        "== 1. Providers discovered through the llm_core entry points",
+        "== 2. Selection by capability: registry.select(...)",
         "== 3. Calls through Google Gemini (gemini)",
-        "== 3. Calls through OpenAI (openai)",
-    ):
-        assert heading in out
+        "== 4. Calls through OpenAI (openai)",
+        "== 5. Fallback: registry.router(Feature.CHAT) when gemini is unreachable",
+    ]
     assert "vision + streaming -> gemini" in out or "vision + streaming -> openai" in out
+    # replay sets placeholder keys: the routing reasons say so instead of "credentials present"
+    assert "credentials present" not in out and "replay placeholder key" in out
+    # a capability set nothing offers together is one readable line
+    assert "  embeddings + image -> no provider: no single provider supports all of embeddings, image" in out
+    assert "None" not in out
+    assert "  gemini -> openai: answered by openai after gemini failed" in out
     assert "FAILED" not in out and "Error" not in out
     assert sum(line.lstrip().startswith(tuple(f"{c}: ok" for c in CALLS)) for line in out.splitlines()) == 10
-    assert cli.connections() == []
+    assert cli.connections() == LOOPBACK_ONLY
 
 
 # -- single commands in replay mode -----------------------------------------------------------

@@ -172,9 +172,8 @@ def _pip_can_target_other_interpreters() -> bool:
     return (major, minor) >= (22, 3)
 
 
-@pytest.fixture
-def fresh_venv(tmp_path: Path, wheelhouse: Path) -> FreshVenv:
-    """A fresh venv with hatchling (the build backend) installed; nothing else."""
+def new_venv(tmp_path: Path, wheelhouse: Path) -> FreshVenv:
+    """A fresh venv (installing from ``wheelhouse``) with hatchling, the build backend; nothing else."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PIP_", "LLM_CORE_", "PYTHON", "VIRTUAL_ENV"))}
     env.update(
         PIP_DISABLE_PIP_VERSION_CHECK="1",
@@ -188,3 +187,43 @@ def fresh_venv(tmp_path: Path, wheelhouse: Path) -> FreshVenv:
     venv = FreshVenv(tmp_path / "venv", wheelhouse, env)
     venv.pip_install("hatchling", build_isolation=True)
     return venv
+
+
+@pytest.fixture
+def fresh_venv(tmp_path: Path, wheelhouse: Path) -> FreshVenv:
+    """A fresh venv with hatchling (the build backend) installed; nothing else."""
+    return new_venv(tmp_path, wheelhouse)
+
+
+#: The three distributions, and the extras the wheels test installs with llm-core.
+PROJECTS = [ROOT / "core", ROOT / "plugins" / "gemini", ROOT / "plugins" / "openai"]
+EXTRAS = ["replay", "cli"]
+
+
+@pytest.fixture(scope="module")
+def wheels(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+    out = tmp_path_factory.mktemp("wheels")
+    for project in PROJECTS:
+        subprocess.run(
+            [sys.executable, "-m", "hatchling", "build", "-t", "wheel", "-d", str(out)],
+            cwd=project,
+            check=True,
+            capture_output=True,
+            timeout=120,
+        )
+    return sorted(out.glob("*.whl"))
+
+
+@pytest.fixture(scope="module")
+def wheels_venv(tmp_path_factory: pytest.TempPathFactory, wheels: list[Path]) -> FreshVenv:
+    requirements = ["hatchling", *project_requirements(ROOT / "core" / "pyproject.toml", EXTRAS)]
+    for plugin in PROJECTS[1:]:
+        requirements += project_requirements(plugin / "pyproject.toml")
+    house = tmp_path_factory.mktemp("plugin-wheelhouse")
+    build_wheelhouse(requirements, house, skip=["llm-core", "core-gemini-plugin", "core-openai-plugin"])
+    for wheel in wheels:
+        (house / wheel.name).write_bytes(wheel.read_bytes())
+    fresh = new_venv(tmp_path_factory.mktemp("venv-wheels"), house)
+    [core] = [w for w in wheels if w.name.startswith("llm_core-")]
+    fresh.pip_install(f"{core}[{','.join(EXTRAS)}]", *[str(w) for w in wheels if w != core])
+    return fresh

@@ -1,19 +1,23 @@
 """Settings resolution: constructor arguments, then a TOML file, then environment variables.
 
+API keys: the argument, then the environment, then the key store, then the TOML file.
+
 API keys are wrapped in :class:`Secret`, whose ``repr`` and ``str`` never show the value.
 """
 
 from __future__ import annotations
 
+import difflib
 import hmac
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from llm_core import redaction
 from llm_core.errors import ConfigurationError
+from llm_core.keystore import config_dir, get_key
 
 CONFIG_ENV = "LLM_CORE_CONFIG"
 
@@ -104,8 +108,7 @@ def config_path() -> Path | None:
     explicit = os.environ.get(CONFIG_ENV)
     if explicit:
         return Path(explicit).expanduser()
-    base = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config")
-    candidate = base / "llm-core" / "config.toml"
+    candidate = config_dir() / "config.toml"
     return candidate if candidate.is_file() else None
 
 
@@ -166,18 +169,66 @@ def resolve_api_key(
     env: Sequence[str],
     required: bool = True,
 ) -> Secret | None:
-    """The API key as a :class:`Secret`; a clear error naming the variables when it is missing."""
-    value = resolve_setting("api_key", explicit, section=section, env=env)
+    """The API key as a :class:`Secret`, from the first of: the argument, the environment
+    variables ``env`` (in order), the key store (``llm-core keys set PROVIDER``), the config
+    file's ``api_key``. A missing key is a clear error naming every place to put one."""
+    value: Any = explicit
+    if value is None:
+        value = next((os.environ[name] for name in env if os.environ.get(name)), None)
+    if value is None:
+        value = get_key(provider)
+    if value is None:
+        value = section.get("api_key")
     if value is None or (isinstance(value, str) and not value.strip()):
         if not required:
             return None
         variables = " or ".join(env) if env else "the provider's key variable"
         raise ConfigurationError(
-            f"no API key for provider {provider!r}: set {variables}, pass api_key=..., or add "
-            f"api_key to [providers.{provider}] in {config_path() or '~/.config/llm-core/config.toml'}",
+            f"no API key for provider {provider!r}: set {variables}, run `llm-core keys set {provider}`, "
+            f"pass api_key=..., or add api_key to [providers.{provider}] in "
+            f"{config_path() or '~/.config/llm-core/config.toml'}",
             provider=provider,
         )
     return value if isinstance(value, Secret) else Secret(str(value))
+
+
+def check_section(provider: str, section: Mapping[str, Any], known: Iterable[str]) -> None:
+    """Refuse keys of a ``[providers.NAME]`` table that the provider does not read: a typo such
+    as ``timout = 30`` would otherwise be ignored without a word."""
+    valid = sorted(set(known))
+    unknown = sorted(key for key in section if key not in valid)
+    if not unknown:
+        return
+    key = unknown[0]
+    close = difflib.get_close_matches(key, valid, n=1)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    raise ConfigurationError(
+        f"unknown setting {key!r} in [providers.{provider}] of {config_path() or 'the config file'}{hint} "
+        f"(valid: {', '.join(valid)})",
+        provider=provider,
+    )
+
+
+def declared_settings(owner: type) -> frozenset[str]:
+    """Every setting name a provider class declares, over its whole class hierarchy.
+
+    Each class may set ``settings``: a tuple of names and/or Pydantic model classes (whose fields,
+    and their aliases, are the names). Keys of ``env_settings`` count too. The core declares its
+    own settings on the base class, plugins add theirs on their provider class, and a settings
+    model that a core module defines is picked up from its fields: nothing is listed twice.
+    """
+    names: set[str] = set()
+    for cls in owner.__mro__:
+        for entry in cls.__dict__.get("settings", ()):
+            if isinstance(entry, str):
+                names.add(entry)
+            else:
+                for field_name, info in entry.model_fields.items():
+                    names.add(field_name)
+                    if info.alias:
+                        names.add(info.alias)
+        names.update(cls.__dict__.get("env_settings", {}))
+    return frozenset(names)
 
 
 def routing_preference(path: Path | None = None) -> tuple[str, ...]:

@@ -11,7 +11,15 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, ClassVar
 
-from llm_core.config import Secret, hide_secrets, provider_section, resolve_api_key, resolve_setting
+from llm_core.config import (
+    Secret,
+    check_section,
+    declared_settings,
+    hide_secrets,
+    provider_section,
+    resolve_api_key,
+    resolve_setting,
+)
 from llm_core.errors import ConfigurationError, InvalidInputError, PluginLoadError, UnsupportedFeatureError
 from llm_core.features import Feature, parse_features
 from llm_core.retry import RetryPolicy
@@ -33,6 +41,9 @@ class ProviderSettings:
     spec: ClassVar[ProviderSpec | None] = None
     #: Setting name → environment variables read when neither argument nor config file sets it.
     env_settings: ClassVar[Mapping[str, tuple[str, ...]]] = {}
+    #: Settings this class reads from a ``[providers.NAME]`` table (names or Pydantic settings
+    #: models); subclasses add their own. See :func:`llm_core.config.declared_settings`.
+    settings: ClassVar[tuple[Any, ...]] = ("api_key", "model", "base_url", "timeout", "retry", "unknown_model_features")
     #: Default request timeout in seconds.
     default_timeout: ClassVar[float] = 60.0
     #: The feature a capability interface adds (each interface in ``llm_core.capabilities``
@@ -65,6 +76,8 @@ class ProviderSettings:
 
     def _apply_settings(self) -> None:
         section = provider_section(self.identifier, self._config_file)
+        if _declares_own_settings(type(self)):
+            check_section(self.identifier, section, declared_settings(type(self)))
         explicit = self._explicit
         self.api_key: Secret | None = resolve_api_key(
             self.identifier,
@@ -201,3 +214,9 @@ class ProviderSettings:
                 f"models that do: {', '.join(m.id for m in self._spec.models if feature in m.features) or 'none'}",
                 provider=self.identifier,
             )
+
+
+def _declares_own_settings(cls: type) -> bool:
+    """Whether a plugin's provider class lists its settings: only then can a config table's
+    unknown key be told from an option the plugin reads without declaring it."""
+    return any("settings" in c.__dict__ for c in cls.__mro__ if not c.__module__.startswith("llm_core."))

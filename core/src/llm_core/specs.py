@@ -136,11 +136,18 @@ class ProviderSpec:
         return self.features if info is None else info.features & self.features
 
     def credentials_present(self, env: Mapping[str, str] | None = None) -> bool:
-        """Whether a credential is available in the environment (or none is needed)."""
+        """Whether a credential is available in the environment or the key store (``llm-core
+        keys set``), or none is needed. With ``env`` given only that mapping is consulted."""
         if not self.requires_credentials:
             return True
         source = os.environ if env is None else env
-        return any(source.get(name) for name in self.credential_env)
+        if any(source.get(name) for name in self.credential_env):
+            return True
+        if env is not None:
+            return False
+        from llm_core.keystore import has_key
+
+        return has_key(self.identifier)
 
     def resolve_factory(self) -> Callable[..., Any]:
         """Import and return the factory (imports the provider module, not necessarily its SDK)."""

@@ -8,8 +8,9 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+from llm_core.cli.options import choose_provider
 from llm_core.cli.output import Progress, emit_json, note, table
-from llm_core.errors import ConfigurationError, LLMError, UnsupportedFeatureError
+from llm_core.errors import ConfigurationError, LLMError
 from llm_core.features import Feature, parse_features
 from llm_core.registry import get_registry
 from llm_core.specs import ProviderSpec
@@ -53,6 +54,8 @@ def cmd_providers(args: argparse.Namespace) -> int:
         emit_json({"providers": rows, "plugin_errors": [str(e) for e in registry.plugin_errors]})
         return 0
     if not rows:
+        for error in registry.plugin_errors:
+            note(f"plugin error: {error}")
         note("no providers registered: pip install core-gemini-plugin or core-openai-plugin")
         return 4
     table(
@@ -75,6 +78,7 @@ def cmd_providers(args: argparse.Namespace) -> int:
 def cmd_models(args: argparse.Namespace) -> int:
     registry = get_registry()
     specs = [registry.spec(args.provider)] if args.provider else registry.providers()
+    wanted = parse_features(args.feature) if args.feature else frozenset()
     rows: list[dict[str, Any]] = [
         {
             "provider": s.identifier,
@@ -84,6 +88,7 @@ def cmd_models(args: argparse.Namespace) -> int:
         }
         for s in specs
         for m in s.models
+        if wanted <= m.features
     ]
     if args.json:
         emit_json({"models": rows})
@@ -121,21 +126,12 @@ def cmd_route(args: argparse.Namespace) -> int:
 
 def _provider(args: argparse.Namespace, *features: Feature) -> Any:
     """The provider named by ``--provider`` (checked for ``features``), else the selected one."""
-    registry = get_registry()
-    config: dict[str, Any] = {}
-    if getattr(args, "model", None):
-        config["model"] = args.model
-    if args.provider:
-        provider = registry.get(args.provider, **config)
-        for feature in features:
-            if not provider.supports_feature(feature, args.model):
-                raise UnsupportedFeatureError(
-                    f"{provider.name} does not support {feature.value}"
-                    + (f" with model {args.model}" if args.model else ""),
-                    provider=provider.identifier,
-                )
-        return provider
-    return registry.select(*features, model=args.model).provider(**config)
+    from llm_core.cli.aliases import resolve_alias
+
+    model = resolve_alias(args.model) if getattr(args, "model", None) else None
+    chosen = choose_provider(args.provider, list(features), model)
+    # these commands' calls take no model argument: the provider is built with it
+    return get_registry().get(chosen.identifier, model=model) if model else chosen
 
 
 def _read_prompt(value: str) -> str:
@@ -144,108 +140,6 @@ def _read_prompt(value: str) -> str:
 
         return sys.stdin.read()
     return value
-
-
-def cmd_chat(args: argparse.Namespace) -> int:
-    features = [Feature.CHAT]
-    if args.stream:
-        features.append(Feature.STREAMING)
-    if args.think:
-        features.append(Feature.THINKING)
-    provider = _provider(args, *features)
-    options: dict[str, Any] = {
-        "system": args.system,
-        "temperature": args.temperature,
-        "max_tokens": args.max_tokens,
-        "thinking": True if args.think else None,
-    }
-    options = {k: v for k, v in options.items() if v is not None}
-    if args.prompt is None or args.continue_ or args.functions:  # a conversation (llm_core.cli.chat)
-        import sys
-
-        from llm_core.cli import chat
-
-        if args.functions:
-            features.append(Feature.TOOLS)
-        provider = _provider(args, *features)
-        prompt = _read_prompt(args.prompt) if args.prompt else None
-        return chat.run(
-            argparse.Namespace(**{**vars(args), "prompt": prompt}), provider, options, sys.stdin, sys.stdout
-        )
-    prompt = _read_prompt(args.prompt)
-    if args.stream:
-        return _stream_chat(args, provider, prompt, options)
-    response = provider.chat_completion(prompt, **options)
-    if args.json:
-        emit_json(
-            {
-                "provider": response.provider,
-                "model": response.model,
-                "content": response.content,
-                "thinking": response.thinking,
-                "finish_reason": response.finish_reason,
-                "usage": response.usage.model_dump(),
-                "replay": args.replay_active,
-            }
-        )
-        return 0
-    if response.thinking:
-        print(f"[thinking]\n{response.thinking.strip()}\n[answer]")
-    print(response.content)
-    note(
-        f"({response.provider} {response.model}, {response.usage.total_tokens} tokens, "
-        f"finish: {response.finish_reason})"
-    )
-    return 0
-
-
-def _stream_chat(args: argparse.Namespace, provider: Any, prompt: str, options: dict[str, Any]) -> int:
-    from llm_core.streaming import StreamEventType
-
-    thinking: list[str] = []
-    answer: list[str] = []
-    metadata: Any = None
-    error: LLMError | None = None
-    section = None
-    for event in provider.stream_chat_completion(prompt, **options):
-        if event.type is StreamEventType.TOKEN:
-            (thinking if event.is_thinking else answer).append(event.text or "")
-            if not args.json:
-                label = "[thinking]" if event.is_thinking else "[answer]"
-                if args.think and label != section:
-                    print(("\n" if section else "") + label, flush=True)
-                    section = label
-                print(event.text, end="", flush=True)
-        elif event.type is StreamEventType.METADATA:
-            metadata = event.metadata
-        elif event.type is StreamEventType.ERROR:
-            error = event.error
-    if args.json:
-        emit_json(
-            {
-                "provider": provider.identifier,
-                "content": "".join(answer),
-                "thinking": "".join(thinking) or None,
-                "error": str(error) if error else None,
-                "metadata": metadata.model_dump() if metadata else None,
-                "replay": args.replay_active,
-            }
-        )
-    else:
-        print()
-        if metadata is not None:
-            note(
-                f"({provider.identifier} {metadata.model}, in {metadata.input_tokens} / out "
-                f"{metadata.output_tokens} / thinking {metadata.thinking_tokens} tokens, first token "
-                f"{(metadata.time_to_first_token_ms or 0):.0f} ms, total {(metadata.total_time_ms or 0):.0f} ms)"
-            )
-    if error is not None:
-        if not args.json:
-            note(f"error: {error}")
-        from llm_core.cli.main import exit_code_for
-
-        return exit_code_for(error)
-    return 0
 
 
 def cmd_json(args: argparse.Namespace) -> int:
@@ -334,7 +228,7 @@ def cmd_check(args: argparse.Namespace) -> int:
                 {"provider": identifier, "success": True, "message": status.message, "models": len(status.models)}
             )
         except LLMError as exc:
-            from llm_core.cli.main import exit_code_for
+            from llm_core.cli.exits import exit_code_for
 
             code = exit_code_for(exc)
             worst = worst or code

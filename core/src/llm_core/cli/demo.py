@@ -128,6 +128,32 @@ def _calls(provider: Any) -> dict[str, Any]:
     return results
 
 
+def _replay_reason(reason: str) -> str:
+    return "replay placeholder key" if reason == "credentials present" else reason
+
+
+#: A local port nothing listens on: the first provider's calls fail at once with a connection error.
+UNREACHABLE = "http://127.0.0.1:9"
+
+
+def _fallback(registry: Any, first: str, second: str) -> dict[str, Any]:
+    """A router whose preferred provider cannot be reached (its base URL points at a closed local
+    port, one attempt): the call falls back to the next capable provider."""
+    router = registry.router(
+        Feature.CHAT, prefer=[first, second], **{first: {"base_url": UNREACHABLE, "retry": {"max_attempts": 1}}}
+    )
+    try:
+        reply = router.chat_completion(CHAT_PROMPT)
+    except LLMError as exc:
+        return {"ok": False, "error": f"{type(exc).__name__}: {exc}"}
+    return {
+        "ok": True,
+        "answered_by": reply.provider,
+        "fallback_from": list(reply.metadata.get("fallback_from", [])),
+        "content": reply.content,
+    }
+
+
 def run_demo(args: argparse.Namespace) -> int:
     registry = get_registry()
     report: dict[str, Any] = {"replay": args.replay_active, "providers": [], "routes": [], "calls": {}}
@@ -150,16 +176,24 @@ def run_demo(args: argparse.Namespace) -> int:
         except LLMError as exc:
             route = {"features": [f.value for f in wanted], "provider": None, "why": [str(exc)]}
         report["routes"].append(route)
+    if args.replay_active:  # placeholder keys are set in replay: say so instead of "credentials present"
+        for route in report["routes"]:
+            route["why"] = [_replay_reason(reason) for reason in route["why"]]
     if not args.json:
         _step("2. Selection by capability: registry.select(...)")
         for route in report["routes"]:
-            print(f"  {' + '.join(route['features'])} -> {route['provider']} ({'; '.join(route['why'])})")
+            label = " + ".join(route["features"])
+            if route["provider"] is None:
+                print(f"  {label} -> no provider: {route['why'][0]}")
+            else:
+                print(f"  {label} -> {route['provider']} ({'; '.join(route['why'])})")
     failures = 0
-    for spec in specs:
-        if spec.identifier == "fake":
-            continue
+    step = 3
+    called = [spec for spec in specs if spec.identifier != "fake"]
+    for spec in called:
         if not args.json:
-            _step(f"3. Calls through {spec.name} ({spec.identifier})")
+            _step(f"{step}. Calls through {spec.name} ({spec.identifier})")
+            step += 1
         try:
             results = _calls(registry.get(spec.identifier))
         except LLMError as exc:
@@ -172,6 +206,20 @@ def run_demo(args: argparse.Namespace) -> int:
                 for key, value in result.items():
                     if key != "ok":
                         print(f"      {key}: {_brief(value)}")
+    if len(called) >= 2:
+        report["fallback"] = _fallback(registry, called[0].identifier, called[1].identifier)
+        failures += not report["fallback"]["ok"]
+        if not args.json:
+            _step(f"{step}. Fallback: registry.router(Feature.CHAT) when {called[0].identifier} is unreachable")
+            fallback = report["fallback"]
+            if fallback["ok"]:
+                print(
+                    f"  {' -> '.join([*fallback['fallback_from'], fallback['answered_by']])}: answered by "
+                    f"{fallback['answered_by']} after {', '.join(fallback['fallback_from'])} failed"
+                )
+                print(f"      content: {_brief(fallback['content'])}")
+            else:
+                print(f"  FAILED: {fallback['error']}")
     if args.json:
         emit_json(report)
     elif not report["calls"]:

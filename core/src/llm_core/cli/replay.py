@@ -1,7 +1,8 @@
 """Replay mode: serve provider calls from recorded cassettes through the real plugins and SDKs.
 
 ``llm-core --replay DIR ...`` (or ``LLM_CORE_REPLAY=DIR``) merges every cassette under ``DIR``
-into one playback set; a request that no cassette holds fails instead of reaching the network.
+into one playback set; a request that no cassette holds fails instead of reaching the network
+(requests to localhost / 127.0.0.1 are not replayed: they go to the local port as they are).
 Placeholder keys are set for providers without one, so that no real key is needed.
 """
 
@@ -18,8 +19,18 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 REPLAY_ENV = "LLM_CORE_REPLAY"
 PLACEHOLDER_KEY = "replay-placeholder-key"
+REPLAY_EXTRA = "llm-core[replay]"
 #: vcrpy's matcher names, as a reader of the message knows them.
 _MATCHER_NAMES = {"json_body_matcher": "body", "query": "query", "path": "path", "host": "host", "method": "method"}
+
+
+def replay_installed() -> bool:
+    """Whether vcrpy (the ``replay`` extra) can be imported."""
+    try:
+        import vcr  # noqa: F401  (replay mode imports it next anyway)
+    except ImportError:
+        return False
+    return True
 
 
 def replay_dir(cli_value: str | None) -> Path | None:
@@ -62,7 +73,12 @@ def replaying(directory: Path) -> Iterator[int]:
         target = Path(tmp) / "replay.json"
         target.write_text(json.dumps(merged), encoding="utf-8")
         try:
-            with use_cassette(target, mode="none", allow_playback_repeats=True), _short_misses(directory):
+            # Loopback requests are not replayed: they never leave the machine, and the demo's
+            # fallback step needs a real refused connection (a closed port on 127.0.0.1).
+            with (
+                use_cassette(target, mode="none", allow_playback_repeats=True, ignore_localhost=True),
+                _short_misses(directory),
+            ):
                 yield len(merged["interactions"])
         finally:
             for name, value in previous.items():

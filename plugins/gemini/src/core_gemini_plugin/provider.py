@@ -82,6 +82,17 @@ class GeminiProvider(
 
     spec = SPEC
     env_settings: ClassVar[Mapping[str, tuple[str, ...]]] = {"base_url": ("GOOGLE_GEMINI_BASE_URL",)}
+    #: Keys a ``[providers.gemini]`` table may hold beyond the core's (an unknown key is an error).
+    settings: ClassVar[tuple[Any, ...]] = (
+        TransportSettings,
+        "api_version",
+        "client_args",
+        "async_client_args",
+        "vertex_api_key",
+        "vertex_project",
+        "vertex_location",
+        "native_decisions",
+    )
     supported_image_formats: ClassVar[tuple[str, ...]] = ("png", "jpeg", "webp", "heic")
     max_image_size: ClassVar[int] = request_mapper.MAX_INLINE_BYTES
     supported_document_formats: ClassVar[tuple[str, ...]] = ("pdf",)

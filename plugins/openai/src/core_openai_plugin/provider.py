@@ -76,6 +76,16 @@ class OpenAIProvider(
     """
 
     spec = SPEC
+    #: Keys an ``[providers.openai]`` table may hold beyond the core's (an unknown key is an
+    #: error): client settings, and defaults for every chat call.
+    settings: ClassVar[tuple[Any, ...]] = (
+        TransportSettings,
+        *CLIENT_OPTIONS,
+        "client_args",
+        "strict_sampling",
+        "native_decisions",
+        *request_mapper.CHAT_OPTIONS,
+    )
     env_settings: ClassVar[Mapping[str, tuple[str, ...]]] = {"base_url": ("OPENAI_BASE_URL",)}
     supported_image_formats: ClassVar[tuple[str, ...]] = ("png", "jpeg", "webp", "gif")
     max_image_size: ClassVar[int] = 20 * 1024 * 1024

@@ -1,0 +1,125 @@
+"""The ``llm-core`` argument parser and which function runs each command."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from llm_core.cli.options import add_call_options
+
+#: command → "module:function" (imported only for the command that runs).
+HANDLERS: dict[str, str] = {
+    "prompt": "llm_core.cli.prompting:cmd_prompt",
+    "chat": "llm_core.cli.prompting:cmd_chat",
+    "keys": "llm_core.cli.manage:cmd_keys",
+    "aliases": "llm_core.cli.manage:cmd_aliases",
+    "logs": "llm_core.cli.manage:cmd_logs",
+    "completion": "llm_core.cli.manage:cmd_completion",
+}
+_COMMANDS = "llm_core.cli.commands"
+
+
+def handler_path(command: str) -> str:
+    return HANDLERS.get(command, f"{_COMMANDS}:cmd_{command.replace('-', '_')}")
+
+
+def _prompt_command(
+    sub: Any,  # what add_subparsers() returns
+    name: str,
+    parents: list[argparse.ArgumentParser],
+    summary: str,
+) -> None:
+    p = sub.add_parser(name, parents=parents, help=summary)
+    p.add_argument("prompt", nargs="?", help="the prompt ('-' or piped stdin reads it from stdin)")
+    add_call_options(p)
+    p.add_argument("--schema", help="answer JSON: a JSON Schema file, inline JSON Schema, or 'name, age int, bio'")
+    p.add_argument("--schema-multi", action="store_true", help='a list of objects of --schema, as {"items": [...]}')
+    p.add_argument("--stream", action="store_true", help="print tokens as they arrive (the default at a terminal)")
+    p.add_argument("--no-stream", action="store_true", help="wait for the whole answer")
+    p.add_argument(
+        "--continue", "-c", dest="continue_", action="store_true", help="continue the last logged conversation"
+    )
+    p.add_argument("--cid", help="continue the logged conversation with this id")
+    p.add_argument("--no-log", action="store_true", help="do not log this exchange")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from llm_core import __version__
+
+    # Sub-commands accept the global options too; SUPPRESS keeps them from resetting the
+    # value given before the sub-command.
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="machine-readable JSON output")
+    common.add_argument(
+        "--replay",
+        metavar="DIR",
+        default=argparse.SUPPRESS,
+        help="answer provider calls from cassettes in DIR (no network, no key); also LLM_CORE_REPLAY",
+    )
+    call = argparse.ArgumentParser(add_help=False)
+    call.add_argument("--provider", "-p", help="provider identifier (default: chosen by capability)")
+    call.add_argument("--model", "-m", help="model id or alias (default: the provider's)")
+
+    parser = argparse.ArgumentParser(
+        prog="llm-core",
+        description="LLM provider registry: discover providers, route by capability, make calls.",
+        parents=[common],
+    )
+    parser.add_argument("--version", action="version", version=f"llm-core {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    _prompt_command(sub, "prompt", [common], "send a prompt, print and log the answer")
+    _prompt_command(sub, "chat", [common], "chat with a model (one exchange when a prompt is given)")
+    sub.choices["chat"].add_argument("--functions", metavar="FILE.py", help="the functions in FILE.py become tools")
+    sub.add_parser("providers", parents=[common], help="list providers, availability, features and plugin errors")
+    p = sub.add_parser("models", parents=[common], help="models and their features")
+    p.add_argument("provider", nargs="?")
+    p.add_argument("--feature", "-f", action="append", default=[], help="only models with this feature (repeatable)")
+    p = sub.add_parser("route", parents=[common], help="which provider select() picks for FEATURES, and why")
+    p.add_argument("features", nargs="+")
+    p.add_argument("--prefer", help="comma-separated preference order")
+    p.add_argument("--model", "-m")
+    p = sub.add_parser("json", parents=[common, call], help="structured JSON answer")
+    p.add_argument("prompt")
+    p.add_argument("--schema", type=Path, help="JSON-schema file")
+    p = sub.add_parser("image", parents=[common, call], help="generate an image file")
+    p.add_argument("prompt")
+    p.add_argument("--out", "-o", type=Path, default=Path("image"), help="output path (suffix added by type)")
+    p.add_argument("--size")
+    p = sub.add_parser("embed", parents=[common, call], help="embedding vectors")
+    p.add_argument("texts", nargs="*")
+    p.add_argument("--file", "-f", type=Path, help="one text per line")
+    p.add_argument("--dimensions", type=int)
+    p.add_argument("--batch", type=int, default=64, help="texts per request when reading a file")
+    p = sub.add_parser("decide", parents=[common, call], help="typed decision questions about a subject")
+    p.add_argument("--subject", required=True, help="the task / subject text")
+    p.add_argument("--candidate")
+    p.add_argument("--evidence", action="append", default=[])
+    p.add_argument("--questions", type=Path, required=True, help="JSON or TOML file of questions")
+    p = sub.add_parser("check", parents=[common], help="test_connection for one or all providers")
+    p.add_argument("provider", nargs="?")
+    p = sub.add_parser("plugins", parents=[common], help="loaded plugin distributions and load errors")
+    p.add_argument("--strict", action="store_true", help="exit 5 when any plugin failed to load")
+
+    p = sub.add_parser("keys", parents=[common], help="stored API keys: set, list, remove, path")
+    p.add_argument("action", nargs="?", choices=["list", "set", "remove", "path"], default="list")
+    p.add_argument("name", nargs="?", help="the provider identifier, e.g. gemini")
+    p.add_argument("--value", help="the key (default: prompt without echo; visible in shell history!)")
+    p = sub.add_parser("aliases", parents=[common], help="model aliases for -m: list, set, remove, path")
+    p.add_argument("action", nargs="?", choices=["list", "set", "remove", "path"], default="list")
+    p.add_argument("name", nargs="?")
+    p.add_argument("model", nargs="?")
+    p = sub.add_parser("logs", parents=[common], help="logged prompts and responses; logs on/off/status/path")
+    p.add_argument("action", nargs="?", choices=["list", "on", "off", "status", "path"], default="list")
+    p.add_argument("-n", "--count", type=int, default=3, help="how many (latest first; 0 = all; default 3)")
+    p.add_argument("-q", "--query", help="only responses whose prompt, system or answer contains this")
+    p.add_argument("--cid", help="only this conversation")
+    p = sub.add_parser("completion", parents=[common], help="print a shell completion script (bash or zsh)")
+    p.add_argument("shell", choices=["bash", "zsh"])
+
+    sub.add_parser("demo", parents=[common], help="a tour: discovery, routing and calls through every provider")
+    p = sub.add_parser("new-plugin", parents=[common], help="write a ready third-party plugin distribution")
+    p.add_argument("name", help="provider name, e.g. 'acme'")
+    p.add_argument("--dir", type=Path, default=Path("."), help="where to create the distribution folder")
+    return parser

@@ -1,0 +1,215 @@
+"""``llm-core prompt`` / ``chat PROMPT`` in-process, answered by the testing kit through
+``registry.override`` (so the test sees exactly what the CLI sent), and the prompt log."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from llm_core.cli import logdb
+from llm_core.cli.main import main
+from llm_core.messages import DocumentPart, ImagePart
+from llm_core.registry import get_registry
+from llm_core.testing import CallInfo, FunctionProvider, TestProvider
+
+PNG = bytes.fromhex(
+    "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+    "1f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082"
+)
+
+
+class Seen:
+    """A FunctionProvider function that keeps every call's messages and info."""
+
+    def __init__(self, reply: str = "Hello back.") -> None:
+        self.calls: list[tuple[list[Any], CallInfo]] = []
+        self.reply = reply
+
+    def __call__(self, messages: list[Any], info: CallInfo) -> str:
+        self.calls.append((messages, info))
+        return self.reply
+
+
+@pytest.fixture
+def seen() -> Any:
+    function = Seen()
+    with get_registry().override(FunctionProvider(function)):
+        yield function
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_prompt_sends_system_options_and_resolved_alias(seen: Seen, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(
+        capsys,
+        "prompt",
+        "Hi there",
+        "-m",
+        "flash",
+        "-s",
+        "Be brief.",
+        "-o",
+        "top_p",
+        "0.5",
+        "-o",
+        "verbosity",
+        "low",
+        "--temperature",
+        "0.2",
+    )
+    assert code == 0, err
+    assert out == "Hello back.\n"  # piped stdout: plain text, no Markdown rendering
+    [(messages, info)] = seen.calls
+    assert [(m.role.value, m.text) for m in messages] == [("system", "Be brief."), ("user", "Hi there")]
+    assert info.model == "gemini-2.5-flash"  # the built-in alias
+    assert info.options == {"verbosity": "low"}  # -o values: JSON when they parse, else text
+
+
+def test_every_exchange_is_logged_with_model_usage_latency_and_conversation(
+    seen: Seen, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run(capsys, "prompt", "first question", "-m", "mini")[0] == 0
+    [entry] = logdb.recent()
+    assert entry["prompt"] == "first question" and entry["response"] == "Hello back."
+    assert entry["provider"] == "function" and entry["model"] == "gpt-5.4-mini"
+    assert entry["total_tokens"] is not None and entry["total_tokens"] > 0
+    assert entry["latency_ms"] is not None and entry["latency_ms"] >= 0
+    assert len(entry["conversation_id"]) == 16
+    # the database is plain SQLite that any tool can read
+    with sqlite3.connect(logdb.logs_path()) as db:
+        assert db.execute("SELECT count(*) FROM responses").fetchone() == (1,)
+
+
+def test_continue_sends_the_logged_conversation_again(seen: Seen, capsys: pytest.CaptureFixture[str]) -> None:
+    run(capsys, "prompt", "My name is Ada.")
+    run(capsys, "prompt", "What is my name?", "-c")
+    messages, _ = seen.calls[-1]
+    assert [(m.role.value, m.text) for m in messages] == [
+        ("user", "My name is Ada."),
+        ("assistant", "Hello back."),
+        ("user", "What is my name?"),
+    ]
+    first, second = logdb.recent()
+    assert first["conversation_id"] == second["conversation_id"]
+    run(capsys, "chat", "And again?", "--cid", first["conversation_id"])
+    assert len(seen.calls[-1][0]) == 5
+
+
+def test_cid_of_an_unknown_conversation_is_a_usage_error(seen: Seen, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "prompt", "hi", "--cid", "nope")
+    assert code == 2 and "no logged conversation" in err
+
+
+def test_no_log_and_logs_off(seen: Seen, capsys: pytest.CaptureFixture[str]) -> None:
+    run(capsys, "prompt", "not logged", "--no-log")
+    assert logdb.recent() == []
+    run(capsys, "logs", "off")
+    run(capsys, "prompt", "not logged either")
+    assert logdb.recent() == []
+    _, out, _ = run(capsys, "logs", "status")
+    assert out.startswith("logging is off; 0 responses")
+    run(capsys, "logs", "on")
+    run(capsys, "prompt", "logged")
+    assert [e["prompt"] for e in logdb.recent()] == ["logged"]
+
+
+def test_logs_lists_searches_and_prints_json(seen: Seen, capsys: pytest.CaptureFixture[str]) -> None:
+    for text in ("about pelicans", "about walruses", "about pelicans again", "something else"):
+        run(capsys, "prompt", text)
+    _, out, _ = run(capsys, "logs", "-q", "pelican", "--json")
+    assert [e["prompt"] for e in json.loads(out)] == ["about pelicans", "about pelicans again"]
+    _, out, _ = run(capsys, "logs", "-n", "2", "--json")
+    assert [e["prompt"] for e in json.loads(out)] == ["about pelicans again", "something else"]
+    _, out, _ = run(capsys, "logs", "-n", "0")
+    assert out.count("> about") == 3 and "function" in out and "tokens" in out
+
+
+def test_attachments_route_to_vision_and_documents(
+    seen: Seen, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    image = tmp_path / "pixel.png"
+    image.write_bytes(PNG)
+    pdf = tmp_path / "paper.pdf"
+    pdf.write_bytes(b"%PDF-1.4\n%%EOF\n")
+    code, _, err = run(
+        capsys,
+        "prompt",
+        "Describe these",
+        "-a",
+        str(image),
+        "-a",
+        str(pdf),
+        "-a",
+        "https://example.com/cat.jpg",
+        "--no-log",
+    )
+    assert code == 0, err
+    [(messages, _)] = seen.calls
+    parts = messages[-1].content
+    assert parts[0].text == "Describe these"
+    assert isinstance(parts[1], ImagePart) and parts[1].data == PNG and parts[1].mime_type == "image/png"
+    assert isinstance(parts[2], DocumentPart) and parts[2].name == "paper.pdf"
+    assert isinstance(parts[3], ImagePart) and parts[3].url == "https://example.com/cat.jpg"
+
+
+def test_attachment_of_another_type_is_refused(seen: Seen, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    notes = tmp_path / "notes.txt"
+    notes.write_text("hello")
+    code, _, err = run(capsys, "prompt", "read this", "-a", str(notes))
+    assert code == 2 and "only images and PDF documents" in err
+    assert seen.calls == []
+
+
+def test_attachments_select_a_provider_with_vision(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    from llm_core.cli.options import call_setup
+    from llm_core.cli.parser import build_parser
+    from llm_core.features import Feature
+
+    image = tmp_path / "pixel.png"
+    image.write_bytes(PNG)
+    args = build_parser().parse_args(["prompt", "x", "-a", str(image), "--think"])
+    assert call_setup(args).features == [Feature.CHAT, Feature.THINKING, Feature.VISION]
+
+
+def test_schema_concise_answers_schema_valid_json(capsys: pytest.CaptureFixture[str]) -> None:
+    with get_registry().override(TestProvider()):
+        code, out, err = run(
+            capsys, "prompt", "Invent a dog", "--schema", "name, age int, weight float: in kg, good bool"
+        )
+    assert code == 0, err
+    assert json.loads(out) == {"name": "a", "age": 0, "weight": 0.0, "good": True}
+    [entry] = logdb.recent()
+    assert entry["options"] == {"schema": "name, age int, weight float: in kg, good bool"}
+
+
+def test_schema_file_and_multi(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    schema = tmp_path / "city.json"
+    schema.write_text(
+        json.dumps(
+            {"type": "object", "properties": {"city": {"type": "string", "enum": ["Paris"]}}, "required": ["city"]}
+        )
+    )
+    with get_registry().override(TestProvider()):
+        code, out, _ = run(capsys, "prompt", "A city", "--schema", str(schema), "--schema-multi")
+    assert code == 0 and json.loads(out) == {"items": [{"city": "Paris"}]}
+
+
+def test_think_shows_thinking_apart(capsys: pytest.CaptureFixture[str]) -> None:
+    with get_registry().override(TestProvider(text="42")):
+        code, out, _ = run(capsys, "prompt", "Meaning of life?", "--think")
+    assert code == 0 and out == "[thinking]\nthinking about it\n[answer]\n42\n"
+
+
+def test_stream_prints_tokens(capsys: pytest.CaptureFixture[str]) -> None:
+    with get_registry().override(TestProvider(text="one two three")):
+        code, out, err = run(capsys, "prompt", "count", "--stream")
+    assert code == 0 and out == "one two three\n" and "first token" in err
+    assert logdb.recent()[0]["response"] == "one two three"
