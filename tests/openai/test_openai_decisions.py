@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from openai.types.decision import Decision
 
-from core_openai_plugin.response_parser import parse_decision
+from core_openai_plugin.decisions import parse_decision
 from llm_core.decisions import DecisionResponse, ProbabilityKind, parse_questions
 from llm_core.errors import InvalidDecisionResponse, NotFoundError
 from llm_core.requests import DecisionRequest

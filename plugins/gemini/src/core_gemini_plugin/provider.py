@@ -198,7 +198,7 @@ class GeminiProvider(
 
     # -- chat, tools, vision, documents, JSON ---------------------------------------------------
 
-    # the pure functions themselves (no bound-method frame per call)
+    # the pure mapper and parser: the same functions for sync and async calls
     map_chat_request = staticmethod(request_mapper.map_chat_request)
 
     def _send_chat(self, payload: dict[str, Any]) -> types.GenerateContentResponse:

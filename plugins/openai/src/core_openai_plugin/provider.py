@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Awaitable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from core_openai_plugin import request_mapper, response_parser
+from core_openai_plugin import decisions, request_mapper, response_parser
 from core_openai_plugin.batch import OpenAIBatch
 from core_openai_plugin.errors import map_openai_error
 from core_openai_plugin.plugin import SPEC
@@ -168,8 +168,6 @@ class OpenAIProvider(
         return request.model_copy(update={"options": {**defaults, **request.options}})
 
     def map_chat_request(self, request: ChatRequest) -> dict[str, Any]:
-        if not self.options:  # most providers: no defaults to merge, strict sampling
-            return request_mapper.map_chat(request, self._spec.model(request.model))
         return request_mapper.map_chat(
             self._with_defaults(request),
             self._spec.model(request.model),
@@ -191,7 +189,7 @@ class OpenAIProvider(
     async def _aparse_chat(self, payload: dict[str, Any]) -> Response:
         return _parsed(await self.async_client.responses.with_raw_response.parse(**payload))
 
-    # the pure parser itself: no bound-method frame per call
+    # the pure parser: the same function for sync and async answers
     parse_chat_response = staticmethod(response_parser.parse_response)
 
     # -- streaming ---------------------------------------------------------------------------
@@ -252,7 +250,7 @@ class OpenAIProvider(
     # -- decisions ---------------------------------------------------------------------------
 
     def map_decision_request(self, request: DecisionRequest) -> dict[str, Any]:
-        return request_mapper.map_decision(request)
+        return decisions.map_decision(request)
 
     def _send_decision(self, payload: dict[str, Any]) -> Any:
         return self.client.decisions.create(**payload)
@@ -261,7 +259,7 @@ class OpenAIProvider(
         return await self.async_client.decisions.create(**payload)
 
     def parse_decision_response(self, raw: Any, request: DecisionRequest) -> DecisionResponse:
-        return response_parser.parse_decision(raw, request)
+        return decisions.parse_decision(raw, request)
 
 
 def _parsed(raw: Any) -> Response:

@@ -18,11 +18,10 @@ from typing import Any
 from pydantic import BaseModel
 
 from core_openai_plugin.models import fact
-from llm_core.decisions import ChoiceQuestion, Question, YesNoQuestion
 from llm_core.errors import InvalidInputError
 from llm_core.media import format_of, sniff_mime
 from llm_core.messages import ChatMessage, DocumentPart, ImagePart, Role, TextPart, split_system
-from llm_core.requests import ChatRequest, DecisionRequest, EmbeddingRequest, ImageRequest, ThinkingOptions
+from llm_core.requests import ChatRequest, EmbeddingRequest, ImageRequest, ThinkingOptions
 from llm_core.specs import ModelInfo
 from llm_core.tools import ToolSpec
 
@@ -64,7 +63,6 @@ IMAGE_OPTIONS = frozenset(
         "extra_query",
     }
 )
-DECISION_OPTIONS = frozenset({"safety_identifier", "prompt_cache_key", "extra_body", "extra_headers", "extra_query"})
 
 _SCHEMA_NAME = re.compile(r"[^A-Za-z0-9_-]")
 _SIZES = {"1:1": "1024x1024", "3:2": "1536x1024", "2:3": "1024x1536"}
@@ -81,7 +79,7 @@ def check_options(options: Mapping[str, Any], known: frozenset[str], what: str) 
         )
 
 
-def _passthrough(payload: dict[str, Any], options: Mapping[str, Any], names: frozenset[str]) -> None:
+def passthrough(payload: dict[str, Any], options: Mapping[str, Any], names: frozenset[str]) -> None:
     for name in sorted(names & set(options)):
         if options[name] is not None:
             payload[name] = options[name]
@@ -129,7 +127,7 @@ def map_chat(request: ChatRequest, model: ModelInfo | None, *, strict_sampling: 
         _json_format(payload, text, request.response_schema)
     if text:
         payload["text"] = text
-    _passthrough(payload, options, PASSTHROUGH_OPTIONS)
+    passthrough(payload, options, PASSTHROUGH_OPTIONS)
     return payload
 
 
@@ -380,7 +378,7 @@ def map_embedding(request: EmbeddingRequest, model: ModelInfo | None) -> dict[st
     encoding = request.options.get("encoding_format")
     if encoding not in (None, "float", "base64"):
         raise InvalidInputError("encoding_format must be 'float' or 'base64'", provider=PROVIDER)
-    _passthrough(payload, request.options, EMBEDDING_OPTIONS)
+    passthrough(payload, request.options, EMBEDDING_OPTIONS)
     return payload
 
 
@@ -409,7 +407,7 @@ def map_image(request: ImageRequest, model: ModelInfo | None) -> dict[str, Any]:
         payload["output_format"] = output_format
     else:  # DALL·E-style models on compatible servers answer with URLs unless asked for base64
         payload["response_format"] = "b64_json"
-    _passthrough(payload, request.options, IMAGE_OPTIONS)
+    passthrough(payload, request.options, IMAGE_OPTIONS)
     return payload
 
 
@@ -422,44 +420,3 @@ def _aspect_size(ratio: str) -> str:
             provider=PROVIDER,
         )
     return size
-
-
-# --- Decisions -------------------------------------------------------------------------------
-
-
-def map_decision(request: DecisionRequest) -> dict[str, Any]:
-    """Keyword arguments of ``decisions.create``: the rendered subject as input; yes/no questions
-    become ``predicate``, choices ``choice`` and scores ``score``; question keys become ``name``."""
-    check_options(request.options, DECISION_OPTIONS, "decision")
-    payload: dict[str, Any] = {
-        "model": request.model,
-        "input": request.subject.render(),
-        "questions": [decision_question(q) for q in request.questions],
-    }
-    _passthrough(payload, request.options, DECISION_OPTIONS)
-    return payload
-
-
-def decision_question(question: Question) -> dict[str, Any]:
-    """One question of ``POST /v1/decisions``."""
-    if isinstance(question, YesNoQuestion):
-        lines = [question.instructions]
-        if question.yes_description:
-            lines.append(f"True means: {question.yes_description}")
-        if question.no_description:
-            lines.append(f"False means: {question.no_description}")
-        return {"type": "predicate", "name": question.key, "instructions": "\n".join(lines)}
-    if isinstance(question, ChoiceQuestion):
-        choices: list[dict[str, Any]] = []
-        for option in question.options:
-            choice: dict[str, Any] = {"value": option}
-            if option in question.option_descriptions:
-                choice["description"] = question.option_descriptions[option]
-            choices.append(choice)
-        return {"type": "choice", "name": question.key, "instructions": question.instructions, "choices": choices}
-    return {
-        "type": "score",
-        "name": question.key,
-        "instructions": question.instructions,
-        "levels": [{"label": level} for level in question.levels],
-    }

@@ -16,9 +16,8 @@ from pydantic import BaseModel
 
 from core_openai_plugin.errors import error_from_code
 from core_openai_plugin.request_mapper import REASONING_ITEMS
-from llm_core.decisions import DecisionAnswer, DecisionResponse, ProbabilityKind, Question, ScoreQuestion, yes_no_answer
-from llm_core.errors import InvalidDecisionResponse, InvalidResponseError
-from llm_core.requests import ChatRequest, DecisionRequest, EmbeddingRequest, ImageRequest
+from llm_core.errors import InvalidResponseError
+from llm_core.requests import ChatRequest, EmbeddingRequest, ImageRequest
 from llm_core.responses import (
     FINISH_CONTENT_FILTER,
     FINISH_LENGTH,
@@ -33,7 +32,6 @@ from llm_core.tools import ToolCall
 
 if TYPE_CHECKING:
     from openai.types import CreateEmbeddingResponse, ImagesResponse
-    from openai.types.decision import Decision
     from openai.types.responses import Response
 
 PROVIDER = "openai"
@@ -372,89 +370,4 @@ def parse_images(raw: ImagesResponse, request: ImageRequest) -> ImageResponse:
         revised_prompt=first.revised_prompt,
         usage=usage,
         metadata=metadata,
-    )
-
-
-# --- Decisions -------------------------------------------------------------------------------
-
-
-def parse_decision(raw: Decision, request: DecisionRequest) -> DecisionResponse:
-    """Native decision answers → :class:`DecisionResponse` (probability kind ``calibrated``).
-
-    Answers are matched to questions by ``name`` (by position when a name is missing). A refusal
-    raises :class:`InvalidDecisionResponse` naming the question; the core then checks every answer.
-    """
-    questions = list(request.questions)
-    by_key = {q.key: q for q in questions}
-    answers: dict[str, DecisionAnswer] = {}
-    for index, answer in enumerate(raw.answers or ()):
-        key = getattr(answer, "name", None) or (questions[index].key if index < len(questions) else f"answer_{index}")
-        question = by_key.get(key)
-        if answer.type == "refusal":
-            raise InvalidDecisionResponse("the model refused to answer this question", provider=PROVIDER, key=key)
-        if question is None:
-            answers[key] = DecisionAnswer(key=key, kind="choice")  # rejected by validation as never asked
-            continue
-        answers[key] = decision_answer(question, answer)
-    usage = usage_from(raw.usage)
-    return DecisionResponse(
-        answers=answers,
-        probability_kind=ProbabilityKind.CALIBRATED,
-        model=raw.model or request.model,
-        provider=PROVIDER,
-        usage=usage,
-        metadata={"raw_answers": [dump(a) for a in raw.answers or ()]},
-    )
-
-
-def decision_answer(question: Question, answer: Any) -> DecisionAnswer:
-    """One native answer in the shape of our question's kind (a wrong kind fails validation)."""
-    key = question.key
-    if answer.type == "predicate":
-        return yes_no_answer(key, float(answer.probability))
-    if answer.type == "choice":
-        if isinstance(answer.choice, bool):
-            raise InvalidDecisionResponse(
-                f"choice {answer.choice!r} is a boolean; the options are strings", provider=PROVIDER, key=key
-            )
-        probabilities = {str(p.value): float(p.probability) for p in answer.probabilities or ()}
-        return DecisionAnswer(
-            key=key,
-            kind="choice",
-            choice=str(answer.choice),
-            confidence=answer.confidence,
-            probabilities=probabilities or None,
-        )
-    if answer.type == "score" and isinstance(question, ScoreQuestion):
-        return _score_answer(question, answer)
-    kind = {"predicate": "yes_no", "score": "score"}.get(answer.type, "choice")
-    return DecisionAnswer(key=key, kind=kind)  # validation names the mismatch
-
-
-def _score_answer(question: ScoreQuestion, answer: Any) -> DecisionAnswer:
-    """Levels are identified by label; the answer is the level whose ``value`` equals ``score``
-    when ``score`` is whole, else the most probable level."""
-    index_of_value: dict[int, int] = {}
-    probabilities: dict[str, float] = {}
-    for entry in answer.probabilities or ():
-        if entry.label not in question.levels:
-            raise InvalidDecisionResponse(f"level {entry.label!r} was not offered", provider=PROVIDER, key=question.key)
-        index = question.levels.index(entry.label)
-        index_of_value[int(entry.value)] = index
-        probabilities[str(index)] = float(entry.probability)
-    score = float(answer.score)
-    if score.is_integer() and int(score) in index_of_value:
-        chosen: float = index_of_value[int(score)]
-    elif probabilities:
-        chosen = float(max(probabilities, key=lambda k: probabilities[k]))
-    else:
-        chosen = score
-    label = question.levels[int(chosen)] if float(chosen).is_integer() and 0 <= chosen < len(question.levels) else None
-    return DecisionAnswer(
-        key=question.key,
-        kind="score",
-        value=float(chosen),
-        choice=label,
-        probabilities=probabilities or None,
-        confidence=answer.confidence,
     )
