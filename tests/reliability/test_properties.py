@@ -276,9 +276,13 @@ def test_gemini_thinking_extraction_on_arbitrary_parts(gemini: tuple[Any, Any], 
 # -- Gemini: tool results on arbitrary output (SPEC §2) ---------------------------------------------
 
 
+def _not_json(constant: str) -> Any:
+    raise ValueError(f"{constant} is not JSON")  # SPEC.md §2: NaN/Infinity fall back to {"result": ...}
+
+
 def _spec_tool_object(output: str) -> dict[str, Any]:
     try:
-        value = json.loads(output)
+        value = json.loads(output, parse_constant=_not_json)
     except ValueError:
         return {"result": output}
     if isinstance(value, dict):
