@@ -227,3 +227,16 @@ def wheels_venv(tmp_path_factory: pytest.TempPathFactory, wheels: list[Path]) ->
     [core] = [w for w in wheels if w.name.startswith("llm_core-")]
     fresh.pip_install(f"{core}[{','.join(EXTRAS)}]", *[str(w) for w in wheels if w != core])
     return fresh
+
+
+@pytest.fixture(scope="session")
+def plugin_wheelhouse(wheelhouse: Path) -> Path:
+    """The wheelhouse plus what the shipped Gemini and OTel plugins need (with the OTel SDK)."""
+    plugins = ROOT / "plugins"
+    requirements = [
+        *project_requirements(plugins / "gemini" / "pyproject.toml"),
+        *project_requirements(plugins / "otel" / "pyproject.toml"),
+        "opentelemetry-sdk",
+    ]
+    build_wheelhouse(requirements, wheelhouse, skip=["llm-core"])
+    return wheelhouse

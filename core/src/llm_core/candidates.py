@@ -8,10 +8,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from decimal import Decimal
+from typing import TYPE_CHECKING
 
 from llm_core.errors import NoMatchingProviderError
 from llm_core.features import Feature
+from llm_core.pricing import effective_prices, nominal_usage
 from llm_core.specs import ProviderSpec
+
+if TYPE_CHECKING:
+    from llm_core.responses import Usage
 
 
 @dataclass(frozen=True)
@@ -23,6 +29,8 @@ class Candidate:
     credentials: bool
     rank: int
     reasons: tuple[str, ...] = ()
+    #: With ``prefer="cheapest"``: the expected cost of the request on this candidate (None: unknown).
+    expected_cost: Decimal | None = None
 
     @property
     def identifier(self) -> str:
@@ -48,10 +56,15 @@ def fits(spec: ProviderSpec, wanted: frozenset[Feature], model: str | None) -> s
 
 
 def rank(
-    specs: Sequence[ProviderSpec], wanted: frozenset[Feature], order: Sequence[str], model: str | None
+    specs: Sequence[ProviderSpec],
+    wanted: frozenset[Feature],
+    order: Sequence[str],
+    model: str | None,
+    cheapest: Usage | None = None,
 ) -> list[Candidate]:
     """Every fitting spec as a candidate, best first: credentials present, then the preferred
-    ``order``, then registration order."""
+    ``order``, then registration order. With ``cheapest`` (an expected usage), usable candidates
+    are ordered by its cost at their model's prices first: unknown prices last, ties by ``order``."""
     found: list[Candidate] = []
     for spec in specs:
         fit = fits(spec, wanted, model)
@@ -69,11 +82,29 @@ def rank(
         reasons.append(
             "credentials present" if has_key else f"no credentials ({' / '.join(spec.credential_env) or 'key'} not set)"
         )
-        found.append(Candidate(spec, chosen_model, has_key, position, tuple(reasons)))
+        cost = None
+        if cheapest is not None:
+            cost = expected_cost(spec, chosen_model or spec.default_model, cheapest)
+            reasons.append(f"expected cost ${cost}" if cost is not None else "no prices (cost unknown)")
+        found.append(Candidate(spec, chosen_model, has_key, position, tuple(reasons), cost))
     # A provider that can be used (credentials present) beats one that cannot; among usable
-    # ones the preference order decides, then registration order (sort is stable).
-    found.sort(key=lambda c: (not c.credentials, c.rank))
+    # ones the cost (when asked for) and the preference order decide, then registration order
+    # (sort is stable).
+    if cheapest is not None:
+        found.sort(key=lambda c: (not c.credentials, c.expected_cost is None, c.expected_cost or 0, c.rank))
+    else:
+        found.sort(key=lambda c: (not c.credentials, c.rank))
     return found
+
+
+def expected_cost(spec: ProviderSpec, model: str | None, usage: Usage | None = None) -> Decimal | None:
+    """What ``usage`` (a nominal request by default) costs on ``model`` of ``spec``, at its
+    catalogue prices with the config file's overrides; None when unknown."""
+    if model is None:
+        return None
+    info = spec.model(model)
+    prices = effective_prices(model, info.prices if info else None)
+    return prices.cost(usage or nominal_usage()) if prices else None
 
 
 def no_match(specs: Sequence[ProviderSpec], wanted: frozenset[Feature], model: str | None) -> NoMatchingProviderError:

@@ -19,6 +19,8 @@ from llm_core.settings import ProviderSettings
 
 T = TypeVar("T")
 R = TypeVar("R")
+#: Request parameters observers hear of (the GenAI conventions' ``gen_ai.request.*``).
+_PARAMETERS = ("temperature", "max_tokens", "top_p")
 
 
 @dataclass
@@ -32,6 +34,10 @@ class CallTrace:
     call_id: int = 0
     attempts: int = 0
     started: float = field(default_factory=time.perf_counter)
+    #: Request parameters observers see (``temperature``, ``max_tokens``, ``top_p``), when set.
+    parameters: dict[str, Any] = field(default_factory=dict)
+    #: Whether observers heard of the answer (a stream closed after its METADATA is not abandoned).
+    done: bool = False
 
 
 class CallExecution(ProviderSettings):
@@ -57,7 +63,8 @@ class CallExecution(ProviderSettings):
         if not observers.active():
             return CallTrace(operation, model)
         features = observers.request_features(operation, request)
-        return CallTrace(operation, model, features, observers.next_call_id())
+        parameters = {name: getattr(request, name) for name in _PARAMETERS if getattr(request, name, None) is not None}
+        return CallTrace(operation, model, features, observers.next_call_id(), parameters=parameters)
 
     # -- the one path of a call ---------------------------------------------------------------
 
@@ -156,8 +163,28 @@ class CallExecution(ProviderSettings):
                 raise
         if error is not None:
             raise error  # outside the handler, as in _attempt
-        self._emit_done(call, getattr(result, "usage", None))
+        result = self._costed(result, request)
+        self._emit_done(call, getattr(result, "usage", None), result)
         return result
+
+    def _costed(self, result: T, request: Any) -> T:
+        """``result`` with ``usage.cost`` filled in from the model's prices (when known). The
+        requested model is the one priced: answers name versions (``gemini-2.5-flash-001``)."""
+        usage = getattr(result, "usage", None)
+        model = getattr(request, "model", None) or getattr(result, "model", None)
+        if not isinstance(model, str) or (usage is not None and usage.cost is not None):
+            return result
+        prices = self.prices(model)
+        if prices is None:
+            return result
+        from llm_core.responses import ImageResponse, Usage  # loaded by then: the parser built one
+
+        counted = usage or Usage()
+        cost = prices.cost(counted, 1 if isinstance(result, ImageResponse) else 0)
+        if cost is None:
+            return result
+        priced = counted.model_copy(update={"cost": cost})
+        return result.model_copy(update={"usage": priced})  # type: ignore[attr-defined, no-any-return]
 
     def _failed(self, call: CallTrace, exc: Exception, *, will_retry: bool | None = None) -> LLMError:
         """``exc`` mapped to the taxonomy, reported to observers (the caller raises it)."""
@@ -184,9 +211,14 @@ class CallExecution(ProviderSettings):
     def _begin_attempt(self, call: CallTrace) -> None:
         call.attempts += 1
         if call.call_id:
-            observers.emit("llm_core_before_request", self._event(call, attempt=call.attempts, features=call.features))
+            observers.emit(
+                "llm_core_before_request",
+                self._event(
+                    call, attempt=call.attempts, features=call.features, base_url=self.base_url, **call.parameters
+                ),
+            )
 
-    def _emit_done(self, call: CallTrace, usage: Any) -> None:
+    def _emit_done(self, call: CallTrace, usage: Any, result: Any = None, *, abandoned: bool = False) -> None:
         if not call.call_id:
             return
         observers.emit(
@@ -196,5 +228,8 @@ class CallExecution(ProviderSettings):
                 attempts=call.attempts,
                 usage=usage.model_dump() if usage is not None and hasattr(usage, "model_dump") else None,
                 latency_ms=(time.perf_counter() - call.started) * 1000,
+                response_model=getattr(result, "model", None),
+                finish_reason=getattr(result, "finish_reason", None) or getattr(result, "stop_reason", None),
+                abandoned=abandoned,
             ),
         )

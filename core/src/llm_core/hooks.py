@@ -30,7 +30,11 @@ class LLMCoreSpecs:
     def llm_core_before_request(self, event: dict[str, Any]) -> None:
         """A provider call is about to be sent.
 
-        ``event``: ``provider``, ``model``, ``operation``, ``features``, ``attempt``, ``call_id``.
+        ``event``: ``provider``, ``model``, ``operation``, ``features``, ``attempt``, ``call_id``,
+        ``base_url`` (None for the provider's default host), and ``temperature``, ``max_tokens``,
+        ``top_p`` when the request sets them. Called in the caller's thread and context (so an
+        observer sees the application's current span); on the async path it runs on the event
+        loop, so it must not block: hand slow work (exporting) to a thread or queue.
         """
 
     @hookspec
@@ -38,7 +42,9 @@ class LLMCoreSpecs:
         """A provider call succeeded.
 
         ``event``: ``provider``, ``model``, ``operation``, ``usage`` (or None), ``latency_ms``,
-        ``attempts``, ``call_id``, and ``fallback_from`` when a router moved past failed providers.
+        ``attempts``, ``call_id``, ``response_model`` and ``finish_reason`` (when known; ``usage``
+        includes ``cost``), ``abandoned`` (a stream the caller stopped before its end: no usage),
+        and ``fallback_from`` when a router moved past failed providers.
         """
 
     @hookspec

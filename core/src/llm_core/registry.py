@@ -18,6 +18,7 @@ from llm_core.errors import (
     UnknownProviderError,
 )
 from llm_core.features import Feature, parse_features
+from llm_core.pricing import CHEAPEST, nominal_usage
 from llm_core.specs import ProviderSpec
 
 __all__ = ["Candidate", "Registry", "Selection", "get_registry", "reset_registry"]
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
     import pluggy
 
     from llm_core.provider import BaseProvider
+    from llm_core.responses import Usage
     from llm_core.routing import Router
 
 
@@ -228,10 +230,16 @@ class Registry:
         return [s for s in self.providers() if fits(s, wanted, model) is not False]
 
     def candidates(
-        self, *features: Feature | str, prefer: Sequence[str] | str | None = None, model: str | None = None
+        self,
+        *features: Feature | str,
+        prefer: Sequence[str] | str | None = None,
+        model: str | None = None,
+        estimate: Usage | None = None,
     ) -> list[Candidate]:
-        """Every fitting provider, best first: preferred order, then credentials present, then
-        registration order."""
+        """Every fitting provider, best first: credentials present, then the preferred order, then
+        registration order. ``prefer="cheapest"`` orders usable candidates by the expected cost of
+        ``estimate`` (a nominal 1,000 prompt and 500 answer tokens by default) at their model's
+        prices, unknown prices last, ties (and the unknown) in the configured preference order."""
         from llm_core.config import routing_preference
 
         wanted = parse_features(features)
@@ -239,20 +247,29 @@ class Registry:
         if overridden is not None:
             spec = overridden.provider_spec
             return [Candidate(spec, None, True, 0, ("registry.override() is active",))]
+        cheapest = prefer == CHEAPEST
+        if cheapest:
+            prefer = None
         order = (
             ([prefer] if isinstance(prefer, str) else list(prefer))
             if prefer is not None
             else list(self.preference if self.preference is not None else routing_preference())
         )
-        return rank(self.providers(), wanted, order, model)
+        usage = (estimate or nominal_usage()) if cheapest else None
+        return rank(self.providers(), wanted, order, model, usage)
 
     def select(
-        self, *features: Feature | str, prefer: Sequence[str] | str | None = None, model: str | None = None
+        self,
+        *features: Feature | str,
+        prefer: Sequence[str] | str | None = None,
+        model: str | None = None,
+        estimate: Usage | None = None,
     ) -> Selection:
-        """The best provider offering every feature. Raises :class:`NoMatchingProviderError`
-        naming the features that no provider (or model) offers."""
+        """The best provider offering every feature (``prefer="cheapest"``: the cheapest for
+        ``estimate``, see :meth:`candidates`). Raises :class:`NoMatchingProviderError` naming the
+        features that no provider (or model) offers."""
         wanted = parse_features(features)
-        ranked = self.candidates(*wanted, prefer=prefer, model=model)
+        ranked = self.candidates(*wanted, prefer=prefer, model=model, estimate=estimate)
         if not ranked:
             raise no_match(self.providers(), wanted, model)
         return Selection(self, ranked[0], wanted, tuple(ranked[1:]))

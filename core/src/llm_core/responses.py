@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Sequence
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -22,7 +23,11 @@ FINISH_TOOL_CALLS = "tool_calls"
 
 
 class Usage(BaseModel):
-    """Token counts. ``thinking_tokens`` counts reasoning/thought tokens where reported."""
+    """Token counts. ``thinking_tokens`` counts reasoning/thought tokens where reported.
+
+    ``cost`` is what the call cost in US dollars at the model's list prices (see
+    docs/observability.md), ``None`` when a price or a count it needs is unknown.
+    """
 
     model_config = ConfigDict(frozen=True)
 
@@ -30,6 +35,7 @@ class Usage(BaseModel):
     completion_tokens: int = 0
     total_tokens: int = 0
     thinking_tokens: int | None = None
+    cost: Decimal | None = None
 
     def model_post_init(self, context: Any, /) -> None:
         """A missing total is the sum of the counts. Run once per validation, like an ``after``

@@ -22,6 +22,7 @@ from llm_core.config import (
 )
 from llm_core.errors import ConfigurationError, InvalidInputError, PluginLoadError, UnsupportedFeatureError
 from llm_core.features import Feature, parse_features
+from llm_core.pricing import Prices, effective_prices
 from llm_core.retry import RetryPolicy
 from llm_core.specs import ProviderSpec
 
@@ -70,7 +71,18 @@ class ProviderSettings:
         explicit = {"api_key": api_key, "model": model, "base_url": base_url, "timeout": timeout, "retry": retry}
         self._explicit: dict[str, Any] = hide_secrets({**explicit, **options})  # kept for configure(): no key in clear
         self._check_declared_features()
+        #: Model → its prices (catalogue and config overrides), read at the first call of each model.
+        self._prices: dict[str, Prices | None] = {}
         self._apply_settings()
+
+    def prices(self, model: str) -> Prices | None:
+        """The prices of ``model`` here: its catalogue entry's, with the config file's
+        ``[prices.MODEL]`` fields over them (read once per model and provider)."""
+        key = model.removeprefix("models/")
+        if key not in self._prices:
+            info = self._spec.model(key)
+            self._prices[key] = effective_prices(key, info.prices if info else None, self._config_file)
+        return self._prices[key]
 
     # -- settings -------------------------------------------------------------------------
 

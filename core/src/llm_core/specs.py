@@ -12,6 +12,7 @@ from typing import Any
 
 from llm_core.errors import PluginLoadError
 from llm_core.features import Feature, parse_features
+from llm_core.pricing import Prices
 
 _IDENTIFIER = re.compile(r"^[a-z][a-z0-9_-]{0,63}$")
 _FACTORY_PATH = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
@@ -24,13 +25,15 @@ Factory = str | Callable[..., Any]
 class ModelInfo:
     """One model of a provider and the features it offers.
 
-    ``extra`` carries plugin-specific facts (e.g. ``{"native_decisions": True}``).
+    ``extra`` carries plugin-specific facts (e.g. ``{"native_decisions": True}``); ``prices``
+    the model's list prices, when the plugin knows them.
     """
 
     id: str
     features: frozenset[Feature]
     description: str = ""
     extra: Mapping[str, Any] = field(default_factory=dict)
+    prices: Prices | None = None
 
     def __init__(
         self,
@@ -38,6 +41,7 @@ class ModelInfo:
         features: Iterable[Feature | str],
         description: str = "",
         extra: Mapping[str, Any] | None = None,
+        prices: Prices | None = None,
     ) -> None:
         if not id or not id.strip():
             raise PluginLoadError("ModelInfo.id must not be empty")
@@ -45,6 +49,7 @@ class ModelInfo:
         object.__setattr__(self, "features", parse_features(features))
         object.__setattr__(self, "description", description)
         object.__setattr__(self, "extra", MappingProxyType(dict(extra or {})))
+        object.__setattr__(self, "prices", prices)
 
     def supports(self, feature: Feature | str) -> bool:
         return Feature.parse(feature) in self.features

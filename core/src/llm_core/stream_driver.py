@@ -70,6 +70,10 @@ class StreamDriver(CallExecution):
             for chunk in chunks:
                 yield from clock.timed(parser.feed(chunk))
             yield self._finished(call, parser, request, clock)
+        except GeneratorExit:  # the caller stopped early: observers hear the call is over
+            if peeked and not call.done:
+                self._emit_done(call, None, abandoned=True)
+            raise
         except Exception as exc:  # noqa: BLE001 - every failure becomes ERROR, then END
             yield self._stream_failure(call, exc, reported=not peeked)
         finally:
@@ -113,6 +117,10 @@ class StreamDriver(CallExecution):
                 for event in clock.timed(parser.feed(chunk)):
                     yield event
             yield self._finished(call, parser, request, clock)
+        except GeneratorExit:  # the caller stopped early: observers hear the call is over
+            if peeked and not call.done:
+                self._emit_done(call, None, abandoned=True)
+            raise
         except Exception as exc:  # noqa: BLE001 - every failure becomes ERROR, then END
             yield self._stream_failure(call, exc, reported=not peeked)
         finally:
@@ -122,20 +130,27 @@ class StreamDriver(CallExecution):
     def _finished(self, call: CallTrace, parser: StreamParser, request: ChatRequest, clock: _Clock) -> StreamEvent:
         """The METADATA event (usage, timings); observers hear of the success."""
         meta = parser.finish()
+        usage = Usage(
+            prompt_tokens=meta.input_tokens or 0,
+            completion_tokens=meta.output_tokens or 0,
+            thinking_tokens=meta.thinking_tokens,
+            cost=meta.cost,
+        )
+        priced = request.model or meta.model  # the requested model, as in _costed
+        prices = self.prices(priced) if priced and usage.cost is None else None
+        if prices is not None:
+            usage = usage.model_copy(update={"cost": prices.cost(usage)})
         meta = meta.model_copy(
             update={
                 "time_to_first_token_ms": clock.first_token_ms(),
                 "total_time_ms": clock.elapsed_ms(),
                 "model": meta.model or request.model,
                 "provider": self.identifier,
+                "cost": usage.cost,
             }
         )
-        usage = Usage(
-            prompt_tokens=meta.input_tokens or 0,
-            completion_tokens=meta.output_tokens or 0,
-            thinking_tokens=meta.thinking_tokens,
-        )
-        self._emit_done(call, usage)
+        self._emit_done(call, usage, meta)
+        call.done = True
         return StreamEvent.meta(meta)
 
     def _stream_failure(self, call: CallTrace, exc: Exception, *, reported: bool) -> StreamEvent:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
+from decimal import Decimal
 from enum import StrEnum
 from typing import Any
 
@@ -55,6 +56,8 @@ class StreamMetadata(BaseModel):
     input_tokens: int | None = None
     output_tokens: int | None = None
     thinking_tokens: int | None = None
+    #: US dollars at list prices, as :attr:`llm_core.responses.Usage.cost`.
+    cost: Decimal | None = None
     time_to_first_token_ms: float | None = None
     total_time_ms: float | None = None
     stop_reason: str | None = None

@@ -129,8 +129,9 @@ def _plain(
     if response.thinking:
         print(f"[thinking]\n{response.thinking.strip()}\n[answer]")
     answer(response.content)
+    cost = f", ${response.usage.cost}" if response.usage.cost is not None else ""
     note(
-        f"({response.provider} {response.model}, {response.usage.total_tokens} tokens, "
+        f"({response.provider} {response.model}, {response.usage.total_tokens} tokens{cost}, "
         f"finish: {response.finish_reason})"
     )
 

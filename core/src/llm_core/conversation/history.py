@@ -94,11 +94,17 @@ def add_usage(total: Usage, more: Usage) -> Usage:
     thinking = None
     if total.thinking_tokens is not None or more.thinking_tokens is not None:
         thinking = (total.thinking_tokens or 0) + (more.thinking_tokens or 0)
+    # a conversation's cost is known while every turn's is (the first turn starts from an empty Usage)
+    empty = not (total.prompt_tokens or total.completion_tokens or total.total_tokens)
+    cost = more.cost
+    if not empty:
+        cost = total.cost + more.cost if total.cost is not None and more.cost is not None else None
     return Usage(
         prompt_tokens=total.prompt_tokens + more.prompt_tokens,
         completion_tokens=total.completion_tokens + more.completion_tokens,
         total_tokens=total.total_tokens + more.total_tokens,
         thinking_tokens=thinking,
+        cost=cost,
     )
 
 
@@ -109,6 +115,7 @@ def streamed_response(text: str, thinking: str, meta: StreamMetadata, provider: 
         prompt_tokens=meta.input_tokens or 0,
         completion_tokens=meta.output_tokens or 0,
         thinking_tokens=meta.thinking_tokens,
+        cost=meta.cost,
     )
     return CompletionResponse(
         content=text,

@@ -13,7 +13,32 @@
 from __future__ import annotations
 
 from llm_core.features import Feature
+from llm_core.pricing import Prices
 from llm_core.specs import ModelInfo
+
+#: Where the list prices come from. Read on 2026-12-01 from third-party copies of Google's
+#: pricing page (ai.google.dev/gemini-api/docs/pricing; no network here to read it first-hand):
+#: standard paid tier, prompts up to 200k tokens, USD per million tokens; thinking tokens are
+#: billed as output. Models without a figure we could read carry no prices (cost unknown).
+PRICE_SOURCE = "ai.google.dev/gemini-api/docs/pricing as quoted by third parties, read 2026-12-01 (unverified)"
+
+_PRICES = {
+    "gemini-2.5-flash": ("0.30", "2.50"),
+    "gemini-2.5-pro": ("1.25", "10.00"),
+    "gemini-2.5-flash-lite": ("0.10", "0.40"),
+    "gemini-3-flash-preview": ("0.50", "3.00"),
+    "gemini-3.1-pro-preview": ("2.00", "12.00"),
+    "gemini-3.1-flash-lite": ("0.25", "1.50"),
+    "gemini-3.5-flash": ("1.50", "9.00"),
+}
+
+
+def _prices(model_id: str) -> Prices | None:
+    if model_id not in _PRICES:
+        return None
+    input_, output = _PRICES[model_id]
+    return Prices.of(PRICE_SOURCE, input=input_, output=output)
+
 
 TEXT_FEATURES = frozenset(
     {
@@ -44,7 +69,7 @@ DEFAULT_IMAGEN_MODEL = "imagen-4.0-generate-001"
 
 
 def _text(model_id: str, description: str, thinking: str) -> ModelInfo:
-    return ModelInfo(model_id, TEXT_FEATURES, description, extra={"thinking": thinking})
+    return ModelInfo(model_id, TEXT_FEATURES, description, extra={"thinking": thinking}, prices=_prices(model_id))
 
 
 MODELS: tuple[ModelInfo, ...] = (

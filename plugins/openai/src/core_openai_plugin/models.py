@@ -18,7 +18,31 @@ from collections.abc import Mapping
 from typing import Any
 
 from llm_core.features import Feature
+from llm_core.pricing import Prices
 from llm_core.specs import ModelInfo
+
+#: Where the list prices come from. Read on 2026-12-01 from third-party copies of OpenAI's pricing
+#: page (platform.openai.com/docs/pricing; no network here to read it first-hand): standard
+#: processing, context under 270k tokens, USD per million tokens (input, cached input, output);
+#: reasoning tokens are billed as output. Models without a figure we could read carry no prices.
+PRICE_SOURCE = "platform.openai.com/docs/pricing as quoted by third parties, read 2026-12-01 (unverified)"
+
+_PRICES = {
+    "gpt-5.5": ("5.00", "0.50", "30.00"),
+    "gpt-5.4": ("2.50", "0.25", "15.00"),
+    "gpt-5.4-mini": ("0.75", "0.075", "4.50"),
+    "gpt-5.4-nano": ("0.20", "0.02", "1.25"),
+    "gpt-5.2": ("1.75", "0.175", "14.00"),
+    "gpt-5.1": ("1.25", "0.125", "10.00"),
+}
+
+
+def _prices(model_id: str) -> Prices | None:
+    if model_id not in _PRICES:
+        return None
+    input_, cached, output = _PRICES[model_id]
+    return Prices.of(PRICE_SOURCE, input=input_, cached_input=cached, output=output)
+
 
 #: Chat models without image input.
 TEXT = frozenset(
@@ -47,7 +71,7 @@ _SHUTDOWN_2027_01 = "OpenAI announced its shutdown for 2027-01-14"
 
 
 def _reasoning(model_id: str, description: str, **extra: Any) -> ModelInfo:
-    return ModelInfo(model_id, REASONING, description, {"reasoning": True, **extra})
+    return ModelInfo(model_id, REASONING, description, {"reasoning": True, **extra}, prices=_prices(model_id))
 
 
 def _chat(model_id: str, description: str) -> ModelInfo:

@@ -1,0 +1,165 @@
+"""llm-core observer events as OpenTelemetry GenAI spans and metrics.
+
+Names follow the OpenTelemetry GenAI semantic conventions (semconv v1.41, ``docs/gen-ai/``:
+``gen-ai-spans.md`` and ``gen-ai-metrics.md``), as opentelemetry-instrumentation-openai-v2 and
+the google-genai instrumentation emit them. One span per call, from its first attempt to its
+answer (a stream's from opening to its last chunk); a retried attempt is a span event.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+from urllib.parse import urlsplit
+
+from opentelemetry import metrics, trace
+from opentelemetry.trace import Span, SpanKind, Status, StatusCode
+
+from llm_core import hookimpl
+
+#: ``gen_ai.provider.name`` values the conventions define, by llm-core provider identifier.
+PROVIDER_NAMES = {"gemini": "gcp.gemini", "vertex": "gcp.vertex_ai", "openai": "openai"}
+#: Default hosts (``server.address``) when no base_url is configured.
+DEFAULT_HOSTS = {"gemini": "generativelanguage.googleapis.com", "openai": "api.openai.com"}
+#: ``gen_ai.operation.name`` by llm-core operation (well-known values where one fits).
+OPERATION_NAMES = {
+    "chat": "chat",
+    "stream": "chat",
+    "chat_with_tools": "chat",
+    "analyze_image": "chat",
+    "generate_json": "chat",
+    "complete": "text_completion",
+    "embeddings": "embeddings",
+    "generate_image": "generate_content",
+    "decide": "generate_content",
+}
+#: Not part of the conventions: the call's cost in US dollars at list prices (a string, exact).
+COST_ATTRIBUTE = "llm_core.usage.cost_usd"
+#: Bucket advice of the conventions for the two client histograms.
+TOKEN_BUCKETS = [4.0**i for i in range(14)]  # 1, 4, 16, ... 67108864
+DURATION_BUCKETS = [0.01 * 2.0**i for i in range(14)]  # 0.01, 0.02, ... 81.92 s
+
+
+class OtelObserver:
+    """Turns observer events into spans (``tracer_provider``) and histograms (``meter_provider``);
+    the global providers by default, so the application's SDK setup is all it takes."""
+
+    def __init__(self, tracer_provider: Any = None, meter_provider: Any = None) -> None:
+        self._tracer = trace.get_tracer("core_otel_plugin", tracer_provider=tracer_provider)
+        meter = metrics.get_meter("core_otel_plugin", meter_provider=meter_provider)
+        self._tokens = meter.create_histogram(
+            "gen_ai.client.token.usage",
+            unit="{token}",
+            description="Measures number of input and output tokens used",
+            explicit_bucket_boundaries_advisory=TOKEN_BUCKETS,
+        )
+        self._duration = meter.create_histogram(
+            "gen_ai.client.operation.duration",
+            unit="s",
+            description="GenAI operation duration",
+            explicit_bucket_boundaries_advisory=DURATION_BUCKETS,
+        )
+        self._open: dict[int, tuple[Span, float, dict[str, Any]]] = {}
+        self._lock = threading.Lock()
+
+    @hookimpl
+    def llm_core_before_request(self, event: dict[str, Any]) -> None:
+        call_id = event.get("call_id") or 0
+        if not call_id or event.get("attempt", 1) > 1:
+            return  # later attempts belong to the call's span (see on_error)
+        operation = OPERATION_NAMES.get(event["operation"], event["operation"])
+        model = event.get("model")
+        attributes: dict[str, Any] = {
+            "gen_ai.operation.name": operation,
+            "gen_ai.provider.name": PROVIDER_NAMES.get(event["provider"], event["provider"]),
+            "llm_core.operation": event["operation"],
+        }
+        if model:
+            attributes["gen_ai.request.model"] = model
+        host = urlsplit(event["base_url"]).hostname if event.get("base_url") else DEFAULT_HOSTS.get(event["provider"])
+        if host:
+            attributes["server.address"] = host
+        for name, attribute in (
+            ("temperature", "gen_ai.request.temperature"),
+            ("max_tokens", "gen_ai.request.max_tokens"),
+            ("top_p", "gen_ai.request.top_p"),
+        ):
+            if event.get(name) is not None:
+                attributes[attribute] = event[name]
+        # started in the caller's context: the application's current span is the parent
+        span = self._tracer.start_span(
+            f"{operation} {model}" if model else operation, kind=SpanKind.CLIENT, attributes=attributes
+        )
+        with self._lock:
+            self._open[call_id] = (span, time.perf_counter(), _metric_attributes(attributes))
+
+    @hookimpl
+    def llm_core_after_response(self, event: dict[str, Any]) -> None:
+        call_id = event.get("call_id") or 0
+        if not call_id:
+            if event.get("fallback_from"):  # a router moved past failed providers
+                trace.get_current_span().add_event(
+                    "llm_core.fallback",
+                    {"llm_core.fallback_from": list(event["fallback_from"]), "llm_core.answered_by": event["provider"]},
+                )
+            return
+        with self._lock:
+            opened = self._open.pop(call_id, None)
+        if opened is None:
+            return
+        span, started, metric_attributes = opened
+        if event.get("response_model"):
+            span.set_attribute("gen_ai.response.model", event["response_model"])
+            metric_attributes["gen_ai.response.model"] = event["response_model"]
+        if event.get("finish_reason"):
+            span.set_attribute("gen_ai.response.finish_reasons", [event["finish_reason"]])
+        usage = event.get("usage") or {}
+        # the conventions' output count is the billable output: answer plus reasoning tokens
+        output = (usage.get("completion_tokens") or 0) + (usage.get("thinking_tokens") or 0)
+        for count, attribute, kind in (
+            (usage.get("prompt_tokens") or 0, "gen_ai.usage.input_tokens", "input"),
+            (output, "gen_ai.usage.output_tokens", "output"),
+        ):
+            if count:
+                span.set_attribute(attribute, count)
+                self._tokens.record(count, {**metric_attributes, "gen_ai.token.type": kind})
+        if usage.get("thinking_tokens") is not None:
+            span.set_attribute("gen_ai.usage.reasoning.output_tokens", usage["thinking_tokens"])
+        if usage.get("cost") is not None:
+            span.set_attribute(COST_ATTRIBUTE, str(usage["cost"]))
+        if event.get("abandoned"):
+            span.set_attribute("llm_core.stream.abandoned", True)
+        if event.get("attempts", 1) > 1:
+            span.set_attribute("llm_core.attempts", event["attempts"])
+        self._duration.record(time.perf_counter() - started, metric_attributes)
+        span.end()
+
+    @hookimpl
+    def llm_core_on_error(self, event: dict[str, Any]) -> None:
+        call_id = event.get("call_id") or 0
+        error = event.get("error")
+        error_type = type(error).__name__
+        if event.get("will_retry"):
+            with self._lock:
+                opened = self._open.get(call_id)
+            if opened is not None:
+                opened[0].add_event(
+                    "llm_core.retry", {"error.type": error_type, "llm_core.attempt": event.get("attempt", 1)}
+                )
+            return
+        with self._lock:
+            opened = self._open.pop(call_id, None)
+        if opened is None:
+            return
+        span, started, metric_attributes = opened
+        span.set_attribute("error.type", error_type)
+        span.set_status(Status(StatusCode.ERROR, type(error).__name__))
+        self._duration.record(time.perf_counter() - started, {**metric_attributes, "error.type": error_type})
+        span.end()
+
+
+def _metric_attributes(span_attributes: dict[str, Any]) -> dict[str, Any]:
+    """The attributes the conventions give the client metrics."""
+    names = ("gen_ai.operation.name", "gen_ai.provider.name", "gen_ai.request.model", "server.address")
+    return {name: span_attributes[name] for name in names if name in span_attributes}

@@ -1,0 +1,38 @@
+"""The entry point: installing the distribution registers these hooks, nothing else to do.
+
+OpenTelemetry is imported at the first observed call, not at discovery: listing providers stays
+free of it.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import TYPE_CHECKING, Any
+
+from llm_core import hookimpl
+
+if TYPE_CHECKING:
+    from core_otel_plugin.observer import OtelObserver
+
+
+@cache
+def observer() -> OtelObserver:
+    """The process's observer, on the global tracer and meter providers."""
+    from core_otel_plugin.observer import OtelObserver
+
+    return OtelObserver()
+
+
+@hookimpl
+def llm_core_before_request(event: dict[str, Any]) -> None:
+    observer().llm_core_before_request(event)
+
+
+@hookimpl
+def llm_core_after_response(event: dict[str, Any]) -> None:
+    observer().llm_core_after_response(event)
+
+
+@hookimpl
+def llm_core_on_error(event: dict[str, Any]) -> None:
+    observer().llm_core_on_error(event)
