@@ -8,7 +8,6 @@ answer (a stream's from opening to its last chunk); a retried attempt is a span 
 
 from __future__ import annotations
 
-import threading
 import time
 from typing import Any
 from urllib.parse import urlsplit
@@ -60,8 +59,9 @@ class OtelObserver:
             description="GenAI operation duration",
             explicit_bucket_boundaries_advisory=DURATION_BUCKETS,
         )
+        #: Open spans by call id. Threads share it: dict set/get/pop are atomic in CPython, and a
+        #: call's events come one after another.
         self._open: dict[int, tuple[Span, float, dict[str, Any]]] = {}
-        self._lock = threading.Lock()
 
     @hookimpl
     def llm_core_before_request(self, event: dict[str, Any]) -> None:
@@ -91,8 +91,7 @@ class OtelObserver:
         span = self._tracer.start_span(
             f"{operation} {model}" if model else operation, kind=SpanKind.CLIENT, attributes=attributes
         )
-        with self._lock:
-            self._open[call_id] = (span, time.perf_counter(), _metric_attributes(attributes))
+        self._open[call_id] = (span, time.perf_counter(), _metric_attributes(attributes))
 
     @hookimpl
     def llm_core_after_response(self, event: dict[str, Any]) -> None:
@@ -104,8 +103,7 @@ class OtelObserver:
                     {"llm_core.fallback_from": list(event["fallback_from"]), "llm_core.answered_by": event["provider"]},
                 )
             return
-        with self._lock:
-            opened = self._open.pop(call_id, None)
+        opened = self._open.pop(call_id, None)
         if opened is None:
             return
         span, started, metric_attributes = opened
@@ -141,15 +139,13 @@ class OtelObserver:
         error = event.get("error")
         error_type = type(error).__name__
         if event.get("will_retry"):
-            with self._lock:
-                opened = self._open.get(call_id)
+            opened = self._open.get(call_id)
             if opened is not None:
                 opened[0].add_event(
                     "llm_core.retry", {"error.type": error_type, "llm_core.attempt": event.get("attempt", 1)}
                 )
             return
-        with self._lock:
-            opened = self._open.pop(call_id, None)
+        opened = self._open.pop(call_id, None)
         if opened is None:
             return
         span, started, metric_attributes = opened
