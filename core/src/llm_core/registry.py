@@ -152,6 +152,11 @@ class Registry:
                 return
             self._specs[spec.identifier] = spec
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled by its specs and settings; no provider instance, plugin manager or error goes
+        along (the copy builds providers from the specs, which import their plugin lazily)."""
+        return (_rebuild_registry, (list(self.providers()), self.strict, self.preference))
+
     def register(self, spec: ProviderSpec, *, replace: bool = True) -> None:
         """Add a provider by hand. It replaces one with the same identifier unless
         ``replace=False``, which raises :class:`DuplicateProviderError` instead."""
@@ -305,3 +310,11 @@ def reset_registry() -> None:
     with _registry_lock:
         _registry = None
         install(None)
+
+
+def _rebuild_registry(specs: list[ProviderSpec], strict: bool, preference: tuple[str, ...] | None) -> Registry:
+    registry = Registry(strict=strict)
+    for spec in specs:
+        registry.register(spec)
+    registry.preference = preference
+    return registry

@@ -84,6 +84,12 @@ class ProviderSettings:
             self._prices[key] = effective_prices(key, info.prices if info else None, self._config_file)
         return self._prices[key]
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled by its settings: no SDK client and no key (every :class:`Secret` is left out),
+        so the copy (e.g. on a worker) resolves its key from its own environment or config file."""
+        spec = None if self._spec is type(self).spec else self._spec
+        return (_rebuild_provider, (type(self), spec, self._config_file, without_secrets(self._explicit)))
+
     # -- settings -------------------------------------------------------------------------
 
     def _apply_settings(self) -> None:
@@ -232,3 +238,21 @@ def _declares_own_settings(cls: type) -> bool:
     """Whether a plugin's provider class lists its settings: only then can a config table's
     unknown key be told from an option the plugin reads without declaring it."""
     return any("settings" in c.__dict__ for c in cls.__mro__ if not c.__module__.startswith("llm_core."))
+
+
+def _rebuild_provider(
+    cls: type[ProviderSettings], spec: ProviderSpec | None, config_file: Path | None, settings: dict[str, Any]
+) -> ProviderSettings:
+    """A provider unpickled: built anew from its settings (see ``ProviderSettings.__reduce__``)."""
+    return cls(spec=spec, config_file=config_file, **settings)
+
+
+def without_secrets(settings: Mapping[str, Any]) -> dict[str, Any]:
+    """``settings`` without their :class:`Secret` values (at any depth of mappings) and unset
+    entries: what a pickle may carry."""
+    kept: dict[str, Any] = {}
+    for name, value in settings.items():
+        if value is None or isinstance(value, Secret):
+            continue
+        kept[name] = without_secrets(value) if isinstance(value, Mapping) else value
+    return kept
