@@ -39,25 +39,12 @@ def test_pickled_provider_carries_settings_not_key(server, monkeypatch: pytest.M
     assert copy.chat_completion("hi").content == "echo: hi"
 
 
-def test_pickled_router_and_registry(server, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_pickled_registry(monkeypatch: pytest.MonkeyPatch) -> None:
     from llm_core.registry import Registry
-    from llm_core.routing import Router
 
-    monkeypatch.setenv("OPENAI_API_KEY", OPENAI_KEY)
     registry = Registry.discover()
-    router = Router(
-        registry,
-        ["chat"],
-        prefer="openai",
-        config={"openai": {"base_url": server.url + "/v1", "api_key": "sk-explicit-secret-11"}},
-    )
-    data = pickle.dumps(router)
-    assert b"sk-explicit-secret-11" not in data
-    assert OPENAI_KEY.encode() not in data
-    copy = pickle.loads(data)
-    assert [s.identifier for s in copy.registry.providers()] == [s.identifier for s in registry.providers()]
-    assert copy.features == router.features
-    assert copy.chat_completion("routed").content == "echo: routed"
+    copy = pickle.loads(pickle.dumps(registry))
+    assert [s.identifier for s in copy.providers()] == [s.identifier for s in registry.providers()]
 
 
 def test_a_local_dask_cluster_runs_every_item_once(server, monkeypatch: pytest.MonkeyPatch, dask_imported) -> None:

@@ -113,14 +113,6 @@ class Router:
         self._lock = threading.Lock()
         self.aio = AsyncRouter(self)
 
-    def __reduce__(self) -> tuple[Any, ...]:
-        """Pickled by its settings (registry, features, preference, per-provider config without
-        keys, fallback rule); the providers are built anew where it is unpickled."""
-        from llm_core.settings import without_secrets
-
-        config = {name: without_secrets(c) for name, c in self.config.items()}
-        return (_rebuild_router, (self.registry, sorted(self.features), self.prefer, config, self.fall_back))
-
     def candidates(self, operation: str) -> list[Candidate]:
         wanted = self.features | _CALL_FEATURES.get(operation, frozenset())
         found = self.registry.candidates(*wanted, prefer=self.prefer)
@@ -307,16 +299,6 @@ class Router:
 
     def stream_text(self, prompt: Any, **options: Any) -> Iterator[str]:
         return text_only(self.stream_chat_completion(prompt, **options))
-
-
-def _rebuild_router(
-    registry: ProviderSource,
-    features: list[Feature],
-    prefer: Sequence[str] | str | None,
-    config: dict[str, Any],
-    fall_back: Callable[[LLMError], bool],
-) -> Router:
-    return Router(registry, features, prefer=prefer, config=config, fall_back=fall_back)
 
 
 class AsyncRouter:
