@@ -9,22 +9,17 @@ Subclass :class:`ProviderConformance` in a test module and give it the provider:
         def provider(self):
             return AcmeProvider(api_key="test-key")
 
-        @pytest.fixture
-        def conformance_cassettes(self):
-            return Path(__file__).parent.parent / "cassettes" / "conformance"
-
 The checks follow the provider's claims (``supports_feature`` and the spec's per-model
 features): a check is skipped only when the feature is not claimed. Each check plays one
 *scenario* (:data:`~llm_core.testing.scenarios.SCENARIOS`); with ``conformance_cassettes`` each
 scenario replays ``<dir>/<scenario>.json``, otherwise the ``provider`` fixture wires its own fake
-transport (the ``conformance_scenario`` fixture names the scenario). See ``docs/conformance.md``.
+transport (the ``conformance_scenario`` fixture names the scenario). The checks of optional
+capabilities live in :mod:`llm_core.testing.capability_checks`. See ``docs/conformance.md``.
 """
 
 from __future__ import annotations
 
-import asyncio
-import inspect
-from collections.abc import AsyncIterator, Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -34,26 +29,18 @@ from llm_core.capabilities import FEATURE_INTERFACES, DecisionCapable, Structure
 from llm_core.errors import InvalidInputError, LLMError, PluginLoadError, ProviderError, UnsupportedFeatureError
 from llm_core.features import Feature
 from llm_core.provider import BaseProvider
-from llm_core.responses import VisionResponse
 from llm_core.retry import RetryPolicy
-from llm_core.streaming import StreamEvent, StreamEventType
+from llm_core.streaming import StreamEventType
 from llm_core.testing import scenarios as sc
+from llm_core.testing.capability_checks import CapabilityChecks
 from llm_core.testing.checks import (
     ConformanceError,
     agree,
     check_completion,
-    check_decision,
-    check_embeddings,
     check_error,
-    check_image,
-    check_json,
     check_stream,
     check_stream_failure,
-    check_tool_answer,
-    check_tool_call,
-    check_tool_loop,
     completion_key,
-    decision_key,
     describe,
     expect,
     short,
@@ -69,6 +56,7 @@ from llm_core.testing.claims import (
     overrides,
     recording_sends,
 )
+from llm_core.testing.conformance_calls import astream_events, call_both, call_ok, call_outcome, stream_events
 from llm_core.testing.scenarios import SCENARIOS, Scenario, model_for
 
 __all__ = ["ConformanceError", "ProviderConformance", "Scenario"]
@@ -110,7 +98,7 @@ SCENARIO_OF: dict[str, str] = {
 }
 
 
-class ProviderConformance:
+class ProviderConformance(CapabilityChecks):
     """Checks that a provider does what it claims. Subclass it as ``Test…`` and define the
     ``provider`` fixture (and ``conformance_cassettes`` to replay recorded traffic)."""
 
@@ -263,7 +251,7 @@ class ProviderConformance:
                     continue
                 model = self.model(provider, feature)
                 for label, api in (("", provider), (" (aio)", provider.aio)):
-                    outcome = _outcome(probe, api, model)
+                    outcome = call_outcome(probe, api, model)
                     expect(not sent, f"{pid} sent a request ({', '.join(sent)}) for {what}{label}")
                     expect(
                         isinstance(outcome, InvalidInputError),
@@ -277,7 +265,7 @@ class ProviderConformance:
             for info in spec.models:
                 for feature in sorted(claimed - info.features, key=lambda f: f.value):
                     for label, api in (("", provider), (" (aio)", provider.aio)):
-                        outcome = _outcome(FEATURE_PROBES[feature], api, info.id)
+                        outcome = call_outcome(FEATURE_PROBES[feature], api, info.id)
                         expect(not sent, f"{pid} sent a request for {feature.value}{label} with model {info.id}")
                         expect(
                             isinstance(outcome, UnsupportedFeatureError),
@@ -287,7 +275,7 @@ class ProviderConformance:
             default = spec.default_model or (spec.models[0].id if spec.models else None)
             for feature in sorted(set(FEATURE_PROBES) - claimed, key=lambda f: f.value):
                 for label, api in (("", provider), (" (aio)", provider.aio)):
-                    outcome = _outcome(FEATURE_PROBES[feature], api, default)
+                    outcome = call_outcome(FEATURE_PROBES[feature], api, default)
                     if label == "" and isinstance(outcome, AttributeError):
                         continue  # the class has no such method: nothing claimed, nothing to refuse
                     expect(not sent, f"{pid} sent a request for unclaimed {feature.value}{label}")
@@ -301,24 +289,24 @@ class ProviderConformance:
 
     def test_available_models(self, provider: BaseProvider) -> None:
         pid = provider.identifier
-        models = _ok(provider, "available_models", provider.available_models)
+        models = call_ok(provider, "available_models", provider.available_models)
         expect(
             isinstance(models, list) and models and all(isinstance(m, str) and m for m in models),
             f"{pid}: available_models() must return a non-empty list of model ids, got {short(models)}",
         )
-        status = _ok(provider, "test_connection", provider.test_connection)
+        status = call_ok(provider, "test_connection", provider.test_connection)
         expect(status.success and status.provider == pid, f"{pid}: test_connection() returned {short(status)}")
         expect(status.models == models, f"{pid}: test_connection() lists other models than available_models()")
 
     def test_models_sync_and_async_agree(self, provider: BaseProvider) -> None:
-        models = _ok(provider, "available_models", provider.available_models)
-        amodels = _ok(provider, "aio.available_models", provider.aio.available_models)
+        models = call_ok(provider, "available_models", provider.available_models)
+        amodels = call_ok(provider, "aio.available_models", provider.aio.available_models)
         agree(provider, "available_models()", models, amodels)
 
     # -- chat ----------------------------------------------------------------------------
 
     def test_chat_response(self, provider: BaseProvider) -> None:
-        response = _ok(provider, "chat", sc.call, "chat", provider, self.model(provider, Feature.CHAT))
+        response = call_ok(provider, "chat", sc.call, "chat", provider, self.model(provider, Feature.CHAT))
         check_completion(provider, response, "chat_completion")
         expect(not response.tool_calls, f"{provider.identifier}: a chat without tools returned tool calls")
 
@@ -326,11 +314,11 @@ class ProviderConformance:
         if not provider.supports_feature(Feature.COMPLETION):
             pytest.skip(f"{provider.identifier} does not claim completion")
         model = self.model(provider, Feature.CHAT)
-        chat = _ok(provider, "chat", sc.call, "chat", provider, model)
-        completed = _ok(provider, "complete", provider.complete, sc.CHAT_PROMPT, model=model)
+        chat = call_ok(provider, "chat", sc.call, "chat", provider, model)
+        completed = call_ok(provider, "complete", provider.complete, sc.CHAT_PROMPT, model=model)
         check_completion(provider, completed, "complete")
-        text = _ok(provider, "generate_text", provider.generate_text, sc.CHAT_PROMPT, model=model)
-        answer = _ok(provider, "answer", provider.answer, sc.CHAT_PROMPT, model=model)
+        text = call_ok(provider, "generate_text", provider.generate_text, sc.CHAT_PROMPT, model=model)
+        answer = call_ok(provider, "answer", provider.answer, sc.CHAT_PROMPT, model=model)
         agree(
             provider, "chat_completion() and complete() contents", chat.content, completed.content, ("chat", "complete")
         )
@@ -338,7 +326,7 @@ class ProviderConformance:
         agree(provider, "generate_text() and answer()", text, answer, ("generate_text", "answer"))
 
     def test_chat_sync_and_async_agree(self, provider: BaseProvider) -> None:
-        sync, async_ = _both(provider, "chat", self.model(provider, Feature.CHAT))
+        sync, async_ = call_both(provider, "chat", self.model(provider, Feature.CHAT))
         check_completion(provider, async_, "aio.chat_completion")
         agree(provider, "chat_completion", completion_key(sync), completion_key(async_))
 
@@ -347,7 +335,7 @@ class ProviderConformance:
     def _error_call(self, provider: BaseProvider, api: Any) -> BaseException:
         feature = sc.error_feature(provider)
         assert feature is not None
-        outcome = _outcome(sc.call, f"error:{feature.value}", api, self.model(provider, feature))
+        outcome = call_outcome(sc.call, f"error:{feature.value}", api, self.model(provider, feature))
         expect(
             isinstance(outcome, BaseException),
             f"{provider.identifier}: the error scenario's call succeeded; its cassette (or fake transport) must "
@@ -368,12 +356,12 @@ class ProviderConformance:
     # -- streaming -----------------------------------------------------------------------
 
     def test_stream_event_order(self, provider: BaseProvider) -> None:
-        events = _stream(provider, "stream", self.model(provider, Feature.STREAMING))
+        events = stream_events(provider, "stream", self.model(provider, Feature.STREAMING))
         check_stream(provider, events)
 
     def test_stream_text_is_only_text(self, provider: BaseProvider) -> None:
         model = self.model(provider, Feature.STREAMING)
-        events = _stream(provider, "stream", model)
+        events = stream_events(provider, "stream", model)
         streaming: Any = provider
         chunks = list(streaming.stream_text(sc.STREAM_PROMPT, model=model))
         expect(
@@ -385,17 +373,17 @@ class ProviderConformance:
 
     def test_stream_sync_and_async_agree(self, provider: BaseProvider) -> None:
         model = self.model(provider, Feature.STREAMING)
-        events = _stream(provider, "stream", model)
-        aevents = _astream(provider, "stream", model)
+        events = stream_events(provider, "stream", model)
+        aevents = astream_events(provider, "stream", model)
         check_stream(provider, aevents)
         agree(provider, "streams", stream_key(events), stream_key(aevents))
 
     def test_stream_error_ends_with_error_then_end(self, provider: BaseProvider) -> None:
         model = self.model(provider, Feature.STREAMING)
-        events = _stream(provider, "stream_error", model)
+        events = stream_events(provider, "stream_error", model)
         check_stream_failure(provider, events, self.expected_error)
         streaming: Any = provider
-        outcome = _outcome(lambda: list(streaming.stream_text(sc.STREAM_ERROR_PROMPT, model=model)))
+        outcome = call_outcome(lambda: list(streaming.stream_text(sc.STREAM_ERROR_PROMPT, model=model)))
         expect(
             isinstance(outcome, LLMError),
             f"{provider.identifier}: stream_text over a failing stream must raise the stream's LLMError, "
@@ -404,175 +392,7 @@ class ProviderConformance:
 
     def test_stream_error_sync_and_async_agree(self, provider: BaseProvider) -> None:
         model = self.model(provider, Feature.STREAMING)
-        events = _stream(provider, "stream_error", model)
-        aevents = _astream(provider, "stream_error", model)
+        events = stream_events(provider, "stream_error", model)
+        aevents = astream_events(provider, "stream_error", model)
         check_stream_failure(provider, aevents, self.expected_error)
         agree(provider, "failing streams", stream_key(events), stream_key(aevents))
-
-    # -- tools ---------------------------------------------------------------------------
-
-    def test_tool_call_round_trip(self, provider: BaseProvider) -> None:
-        model = self.model(provider, Feature.TOOLS)
-        first = _ok(provider, "the tool call", sc.call, "tools", provider, model)
-        check_tool_call(provider, first)
-        second = _ok(provider, "sending the tool result back", sc.tool_result_call, provider, first, model)
-        check_tool_answer(provider, second)
-
-    def test_tools_sync_and_async_agree(self, provider: BaseProvider) -> None:
-        model = self.model(provider, Feature.TOOLS)
-        first = _ok(provider, "the tool call", sc.call, "tools", provider, model)
-        check_tool_call(provider, first)
-        second = _ok(provider, "sending the tool result back", sc.tool_result_call, provider, first, model)
-        afirst = _ok(provider, "the async tool call", sc.call, "tools", provider.aio, model)
-        check_tool_call(provider, afirst)
-        asecond = _ok(provider, "sending the tool result back (aio)", sc.tool_result_call, provider.aio, afirst, model)
-        check_tool_answer(provider, asecond)
-        agree(provider, "tool calls", completion_key(first), completion_key(afirst))
-        agree(provider, "answers to the tool result", completion_key(second), completion_key(asecond))
-
-    def test_tool_loop(self, provider: BaseProvider) -> None:
-        """``provider.conversation(tools=[a function])`` runs the loop, sync and async alike."""
-        model = self.model(provider, Feature.TOOLS)
-        response = _ok(provider, "a conversation's tool loop", sc.tool_loop, provider, model)
-        check_tool_loop(provider, response)
-        aresponse = _ok(provider, "a conversation's tool loop (aio)", sc.tool_loop, provider.aio, model)
-        check_tool_loop(provider, aresponse)
-        agree(provider, "tool loops", completion_key(response), completion_key(aresponse))
-
-    # -- structured output ---------------------------------------------------------------
-
-    def test_json_validates_into_model(self, provider: BaseProvider) -> None:
-        result = _ok(provider, "generate_json", sc.call, "json", provider, self.model(provider, Feature.JSON_MODE))
-        check_json(provider, result)
-
-    def test_json_sync_and_async_agree(self, provider: BaseProvider) -> None:
-        sync, async_ = _both(provider, "json", self.model(provider, Feature.JSON_MODE))
-        check_json(provider, async_)
-        agree(provider, "generate_json results", sync.model_dump(), async_.model_dump())
-
-    # -- vision, documents, thinking -----------------------------------------------------
-
-    def test_vision_response(self, provider: BaseProvider) -> None:
-        response = _ok(provider, "analyze_image", sc.call, "vision", provider, self.model(provider, Feature.VISION))
-        expect(
-            isinstance(response, VisionResponse),
-            f"{provider.identifier}: analyze_image returned {type(response).__name__}, not VisionResponse",
-        )
-        check_completion(provider, response, "analyze_image")
-
-    def test_vision_sync_and_async_agree(self, provider: BaseProvider) -> None:
-        sync, async_ = _both(provider, "vision", self.model(provider, Feature.VISION))
-        expect(isinstance(async_, VisionResponse), f"{provider.identifier}: aio.analyze_image returned {short(async_)}")
-        agree(provider, "analyze_image", completion_key(sync), completion_key(async_))
-
-    def test_documents_response(self, provider: BaseProvider) -> None:
-        response = _ok(
-            provider, "the documents chat", sc.call, "documents", provider, self.model(provider, Feature.DOCUMENTS)
-        )
-        check_completion(provider, response, "chat_completion with a PDF")
-
-    def test_thinking_response(self, provider: BaseProvider) -> None:
-        response = _ok(
-            provider, "the thinking chat", sc.call, "thinking", provider, self.model(provider, Feature.THINKING)
-        )
-        check_completion(provider, response, "chat_completion(thinking=True)")
-        expect(
-            response.has_thinking,
-            f"{provider.identifier} claims thinking, but chat_completion(thinking=True) returned no thinking",
-        )
-
-    # -- embeddings ----------------------------------------------------------------------
-
-    def test_embeddings_response(self, provider: BaseProvider) -> None:
-        response = _ok(
-            provider, "embeddings", sc.call, "embeddings", provider, self.model(provider, Feature.EMBEDDINGS)
-        )
-        check_embeddings(provider, response, len(sc.EMBEDDING_INPUTS))
-
-    def test_embeddings_sync_and_async_agree(self, provider: BaseProvider) -> None:
-        sync, async_ = _both(provider, "embeddings", self.model(provider, Feature.EMBEDDINGS))
-        check_embeddings(provider, async_, len(sc.EMBEDDING_INPUTS))
-        agree(provider, "embedding vectors", sync.vectors, async_.vectors)
-
-    # -- image generation ----------------------------------------------------------------
-
-    def test_image_response(self, provider: BaseProvider) -> None:
-        model = self.model(provider, Feature.IMAGE)
-        image = _ok(provider, "generate_image", sc.call, "image", provider, model)
-        check_image(provider, image)
-        generator: Any = provider
-        data, mime = _ok(provider, "generate_image_bytes", generator.generate_image_bytes, sc.IMAGE_PROMPT, model=model)
-        agree(provider, "generated images", (image.data, image.mime_type), (data, mime), ("image", "bytes"))
-
-    def test_image_sync_and_async_agree(self, provider: BaseProvider) -> None:
-        sync, async_ = _both(provider, "image", self.model(provider, Feature.IMAGE))
-        check_image(provider, async_)
-        agree(provider, "generated images", (sync.data, sync.mime_type), (async_.data, async_.mime_type))
-
-    # -- decisions -----------------------------------------------------------------------
-
-    def test_decision_response(self, provider: BaseProvider) -> None:
-        model = self.model(provider, Feature.DECISION)
-        check_decision(provider, _ok(provider, "decide", sc.call, "decision", provider, model), model)
-
-    def test_decision_sync_and_async_agree(self, provider: BaseProvider) -> None:
-        model = self.model(provider, Feature.DECISION)
-        sync, async_ = _both(provider, "decision", model)
-        check_decision(provider, async_, model)
-        agree(provider, "decisions", decision_key(sync), decision_key(async_))
-
-
-# -- making calls --------------------------------------------------------------------------
-
-
-def _run_async(awaitable: Any) -> Any:
-    async def wait() -> Any:
-        return await awaitable
-
-    return asyncio.run(wait())
-
-
-def _outcome(make_call: Callable[..., Any], *args: Any) -> Any:
-    """The call's result (awaited when it is awaitable), or the exception it raised."""
-    try:
-        result = make_call(*args)
-        if inspect.isawaitable(result):
-            result = _run_async(result)
-        return result
-    except Exception as exc:  # noqa: BLE001 - the outcome is inspected by the caller
-        return exc
-
-
-def _stream(provider: BaseProvider, name: str, model: str | None) -> list[StreamEvent]:
-    try:
-        return list(sc.call(name, provider, model))
-    except Exception as exc:
-        raise ConformanceError(
-            f"{provider.identifier}: the stream raised {describe(exc)} instead of yielding ERROR then END"
-        ) from exc
-
-
-def _astream(provider: BaseProvider, name: str, model: str | None) -> list[StreamEvent]:
-    async def collect(events: AsyncIterator[StreamEvent]) -> list[StreamEvent]:
-        return [event async for event in events]
-
-    try:
-        return asyncio.run(collect(sc.call(name, provider.aio, model)))
-    except Exception as exc:
-        raise ConformanceError(
-            f"{provider.identifier}: the async stream raised {describe(exc)} instead of yielding ERROR then END"
-        ) from exc
-
-
-def _both(provider: BaseProvider, name: str, model: str | None) -> tuple[Any, Any]:
-    """Scenario ``name`` through the sync API, then through ``provider.aio``."""
-    sync = _ok(provider, f"the {name} call", sc.call, name, provider, model)
-    return sync, _ok(provider, f"the async {name} call", sc.call, name, provider.aio, model)
-
-
-def _ok(provider: BaseProvider, what: str, make_call: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-    """The call's result (awaited when awaitable); an exception becomes a conformance failure."""
-    outcome = _outcome(lambda: make_call(*args, **kwargs))
-    if isinstance(outcome, BaseException):
-        raise ConformanceError(f"{provider.identifier}: {what} failed: {describe(outcome)}") from outcome
-    return outcome
