@@ -14,16 +14,18 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
+from llm_core.batch.job import BatchJob, missing_result
 from llm_core.batch.types import (
     BatchStatus,
     ChatItem,
-    DecisionItem,
     EmbeddingItem,
+    Item,
     ItemKind,
     JsonItem,
     JsonResponse,
+    Result,
     parse_item,
 )
 from llm_core.capabilities import (
@@ -37,14 +39,8 @@ from llm_core.errors import InvalidInputError, LLMError, UnsupportedFeatureError
 from llm_core.features import Feature
 from llm_core.provider import BaseProvider
 
-if TYPE_CHECKING:
-    from llm_core.batch.job import BatchJob
-
-Item = ChatItem | JsonItem | EmbeddingItem | DecisionItem
 #: One prepared item: its id, kind and the validated single-call request.
 Entry = tuple[str, ItemKind, Any]
-#: What ``results()`` yields: the item's id and its response or its typed error.
-Result = tuple[str, Any]
 
 
 class BatchCapable(BaseProvider):
@@ -196,8 +192,6 @@ class BatchCapable(BaseProvider):
 
     def submit_batch(self, items: Iterable[Item | Mapping[str, Any]], *, tag: str | None = None) -> BatchJob:
         """Validate ``items`` (typed errors before any upload), create one job, return it."""
-        from llm_core.batch.job import BatchJob
-
         group, parsed, entries = self.prepare_batch(items)
         tag = tag or new_tag()
         payload = self.map_batch_entries(group, entries, tag)
@@ -208,8 +202,6 @@ class BatchCapable(BaseProvider):
     async def asubmit_batch(self, items: Iterable[Item | Mapping[str, Any]], *, tag: str | None = None) -> BatchJob:
         """The async twin of :meth:`submit_batch` (also ``await provider.aio.submit_batch(...)``);
         the job's async methods are on ``job.aio``."""
-        from llm_core.batch.job import BatchJob
-
         group, parsed, entries = self.prepare_batch(items)
         tag = tag or new_tag()
         payload = self.map_batch_entries(group, entries, tag)
@@ -220,8 +212,6 @@ class BatchCapable(BaseProvider):
     def batch_job(self, job_id: str, *, order: Sequence[str], items: Mapping[str, Item]) -> BatchJob:
         """A handle on an existing job (e.g. after a restart): its ids in submission order and
         a mapping that gives each id's item (the runner passes its job record)."""
-        from llm_core.batch.job import BatchJob
-
         return BatchJob(self, job_id, order=order, items=items)
 
     def find_batch(self, tag: str) -> str | None:
@@ -288,8 +278,6 @@ class BatchCapable(BaseProvider):
     def _pair(
         self, status: BatchStatus, parsed: Iterable[Result], order: Sequence[str], items: Mapping[str, Item]
     ) -> Iterator[Result]:
-        from llm_core.batch.job import missing_result
-
         wanted = set(order)
         for custom_id, raw in parsed:
             if custom_id not in wanted:  # an id this job never had, or one already given

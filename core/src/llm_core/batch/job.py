@@ -4,14 +4,50 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Protocol, TypeVar
 
-from llm_core.batch.types import BatchState, BatchStatus
+from llm_core.batch.types import BatchState, BatchStatus, Item, Result
 from llm_core.errors import InvalidInputError, LLMError, ProviderError, ProviderTimeoutError
 
-if TYPE_CHECKING:
-    from llm_core.batch.capability import BatchCapable, Item, Result
+R = TypeVar("R")
+
+
+class BatchBackend(Protocol):
+    """What a job asks of the provider that submitted it (:class:`~llm_core.batch.BatchCapable`
+    implements it). A protocol, so that this module does not import the capability that builds
+    jobs."""
+
+    @property
+    def identifier(self) -> str: ...
+
+    def _execute(self, operation: str, model: str | None, send: Callable[..., R], *args: Any) -> R: ...
+
+    async def _aexecute(
+        self, operation: str, model: str | None, send: Callable[..., Awaitable[R]], *args: Any
+    ) -> R: ...
+
+    def _send_batch_get(self, job_id: str) -> Any: ...
+
+    async def _asend_batch_get(self, job_id: str) -> Any: ...
+
+    def _send_batch_cancel(self, job_id: str) -> Any: ...
+
+    async def _asend_batch_cancel(self, job_id: str) -> Any: ...
+
+    async def _asend_batch_output(self, raw: Any) -> Iterable[Any]: ...
+
+    def parse_batch_status(self, raw: Any) -> BatchStatus: ...
+
+    def parse_batch_output(
+        self, records: Iterable[Any], order: Sequence[str], items: Mapping[str, Item]
+    ) -> Iterator[Result]: ...
+
+    def results_of(self, raw: Any, order: Sequence[str], items: Mapping[str, Item]) -> Iterator[Result]: ...
+
+    def _pair(
+        self, status: BatchStatus, parsed: Iterable[Result], order: Sequence[str], items: Mapping[str, Item]
+    ) -> Iterator[Result]: ...
 
 
 class BatchJob:
@@ -20,7 +56,7 @@ class BatchJob:
     ``order`` is the job's ids in submission order, ``items`` gives each id's item (the results
     are parsed against the request it builds, exactly as a single call's response is)."""
 
-    def __init__(self, provider: BatchCapable, job_id: str, *, order: Sequence[str], items: Mapping[str, Item]) -> None:
+    def __init__(self, provider: BatchBackend, job_id: str, *, order: Sequence[str], items: Mapping[str, Item]) -> None:
         self.provider = provider
         self.id = job_id
         self.order = list(order)
@@ -102,7 +138,7 @@ class AsyncBatchJob:
         return await self.status()
 
 
-def missing_result(provider: BatchCapable, status: BatchStatus) -> LLMError:
+def missing_result(provider: BatchBackend, status: BatchStatus) -> LLMError:
     """The error of an item the provider gave no record for: why depends on how the job ended."""
     name = provider.identifier
     if status.state is BatchState.EXPIRED:

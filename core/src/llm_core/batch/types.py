@@ -61,6 +61,10 @@ class DecisionItem(_Item):
 
 
 BatchItem = Annotated[ChatItem | JsonItem | EmbeddingItem | DecisionItem, Field(discriminator="kind")]
+#: Any one item (the discriminated union without its annotation, for signatures).
+Item = ChatItem | JsonItem | EmbeddingItem | DecisionItem
+#: What ``results()`` yields: the item's id and its response or its typed error.
+Result = tuple[str, Any]
 ItemKind = Literal["chat", "json", "embedding", "decision"]
 ITEM_KINDS: tuple[ItemKind, ...] = ("chat", "json", "embedding", "decision")
 
