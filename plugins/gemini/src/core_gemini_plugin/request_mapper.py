@@ -11,6 +11,7 @@ import base64
 import binascii
 import copy
 import json
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -79,7 +80,7 @@ def tool_result_object(output: str) -> dict[str, Any]:
     (scalars, JSON strings, text that is not JSON) as ``{"result": <the original string>}``.
     """
     try:
-        value = json.loads(output, parse_constant=_not_json)
+        value = json.loads(output, parse_constant=_not_json, parse_float=_finite)
     except ValueError:
         return {"result": output}
     if isinstance(value, dict):
@@ -92,6 +93,14 @@ def tool_result_object(output: str) -> dict[str, Any]:
 def _not_json(constant: str) -> Any:
     """``NaN``, ``Infinity`` and ``-Infinity``: Python's json reads them, JSON has no such values."""
     raise ValueError(f"{constant} is not JSON")
+
+
+def _finite(text: str) -> float:
+    """A JSON number; one beyond a double's range (``1e999``) would reach the wire as Infinity."""
+    value = float(text)
+    if math.isinf(value):
+        raise ValueError(f"{text} is beyond a double's range")
+    return value
 
 
 def _object(value: object, what: str = "tool call arguments") -> dict[str, Any]:
