@@ -133,23 +133,9 @@ class Registry:
             self.plugin_errors.append(error)
 
     def _register_from_plugin(self, spec: ProviderSpec, distribution: str) -> None:
+        # discover_plugins has already kept one claim per identifier (pins, then alphabetical
+        # order) and reported the others, so a plugin's spec never meets an earlier one here.
         with self._lock:
-            existing = self._specs.get(spec.identifier)
-            if existing is not None:
-                # Rule: the first distribution (alphabetical) keeps an identifier; later claims
-                # are reported. A spec registered by hand with register() always replaces.
-                self._record_error(
-                    PluginError(
-                        distribution,
-                        "duplicate",
-                        DuplicateProviderError(
-                            f"provider identifier {spec.identifier!r} is already registered by "
-                            f"{existing.distribution!r}; this registration was ignored",
-                            distribution=distribution,
-                        ),
-                    )
-                )
-                return
             self._specs[spec.identifier] = spec
 
     def __reduce__(self) -> tuple[Any, ...]:
