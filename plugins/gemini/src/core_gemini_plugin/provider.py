@@ -102,10 +102,7 @@ class GeminiProvider(
 
     def __init__(self, **config: Any) -> None:
         self._client_lock = threading.Lock()
-        super().__init__(**_hide_vertex_key(config))
-
-    def configure(self, config: Mapping[str, Any]) -> None:
-        super().configure(_hide_vertex_key(config))
+        super().__init__(**config)
 
     # -- settings and SDK clients -------------------------------------------------------------
 
@@ -341,15 +338,6 @@ class GeminiProvider(
         if not isinstance(view, AsyncGeminiProvider):
             view = self._aio = AsyncGeminiProvider(self)
         return view
-
-
-def _hide_vertex_key(config: Mapping[str, Any]) -> dict[str, Any]:
-    """The settings with a plain-text ``vertex_api_key`` wrapped in a :class:`Secret`."""
-    settings = dict(config)
-    key = settings.get("vertex_api_key")
-    if isinstance(key, str) and key.strip():
-        settings["vertex_api_key"] = Secret(key)
-    return settings
 
 
 class AsyncGeminiProvider(AsyncProvider):
