@@ -18,6 +18,7 @@ _EXPORTS: dict[str, str] = {
     "ModelInfo": "llm_core.specs",
     "hookimpl": "llm_core.hooks",
     "hookspec": "llm_core.hooks",
+    "BackgroundObserver": "llm_core.background_observer",
     # registry and routing
     "Registry": "llm_core.registry",
     "Selection": "llm_core.registry",
@@ -118,6 +119,7 @@ __all__ = [
     "AsyncConversation",
     "AsyncProvider",
     "AuthenticationError",
+    "BackgroundObserver",
     "BaseProvider",
     "CallContext",
     "Candidate",
@@ -220,6 +222,7 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:
     from llm_core.aio import AsyncProvider
+    from llm_core.background_observer import BackgroundObserver
     from llm_core.capabilities import (
         DecisionCapable,
         DocumentCapable,
