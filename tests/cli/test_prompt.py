@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -213,3 +214,36 @@ def test_stream_prints_tokens(capsys: pytest.CaptureFixture[str]) -> None:
         code, out, err = run(capsys, "prompt", "count", "--stream")
     assert code == 0 and out == "one two three\n" and "first token" in err
     assert logdb.recent()[0]["response"] == "one two three"
+
+
+def test_logs_keep_the_cost_at_the_configured_prices(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text('[prices."gpt-5.4-mini"]\ninput = "0.25"\noutput = "2.00"\n', encoding="utf-8")
+    monkeypatch.setenv("LLM_CORE_CONFIG", str(config))
+    with get_registry().override(FunctionProvider(Seen())):
+        assert run(capsys, "prompt", "what does it cost?", "-m", "mini")[0] == 0
+    [entry] = logdb.recent()
+    assert entry["cost_usd"] is not None
+    tokens_in, tokens_out = entry["input_tokens"], entry["output_tokens"]
+    assert Decimal(entry["cost_usd"]) == (tokens_in * Decimal("0.25") + tokens_out * Decimal("2.00")) / 1_000_000
+    _, out, _ = run(capsys, "logs")
+    assert f"${entry['cost_usd']}" in out
+
+
+def test_an_older_log_database_gains_the_cost_column(seen: Seen, capsys: pytest.CaptureFixture[str]) -> None:
+    path = logdb.logs_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with sqlite3.connect(path) as db:  # the first release's table, without cost_usd
+        db.execute(
+            "CREATE TABLE responses (id INTEGER PRIMARY KEY AUTOINCREMENT, conversation_id TEXT NOT NULL, "
+            "datetime_utc TEXT NOT NULL, provider TEXT, model TEXT, system TEXT, prompt TEXT NOT NULL, "
+            "attachments TEXT, options TEXT, response TEXT, thinking TEXT, input_tokens INTEGER, "
+            "output_tokens INTEGER, total_tokens INTEGER, latency_ms REAL, error TEXT)"
+        )
+        db.execute("INSERT INTO responses (conversation_id, datetime_utc, prompt) VALUES ('c', 'then', 'old')")
+    assert run(capsys, "prompt", "new")[0] == 0
+    old, new = logdb.recent()
+    assert (old["prompt"], old["cost_usd"]) == ("old", None)
+    assert new["prompt"] == "new"

@@ -38,14 +38,17 @@ CREATE TABLE IF NOT EXISTS responses (
     output_tokens INTEGER,
     total_tokens INTEGER,
     latency_ms REAL,
-    error TEXT
+    error TEXT,
+    cost_usd TEXT
 );
 CREATE INDEX IF NOT EXISTS responses_conversation ON responses (conversation_id, id);
 """
 _COLUMNS = (
     "id, conversation_id, datetime_utc, provider, model, system, prompt, attachments, options, response, "
-    "thinking, input_tokens, output_tokens, total_tokens, latency_ms, error"
+    "thinking, input_tokens, output_tokens, total_tokens, latency_ms, error, cost_usd"
 )
+#: Columns added after the first release, with their types: added to an older database on open.
+_ADDED_COLUMNS = {"cost_usd": "TEXT"}
 
 
 def logs_path() -> Path:
@@ -77,8 +80,16 @@ def _connect() -> Iterator[sqlite3.Connection]:
     with closing(sqlite3.connect(path)) as connection:
         connection.row_factory = sqlite3.Row
         connection.executescript(_SCHEMA)
+        _add_new_columns(connection)
         with connection:  # one transaction, committed on success
             yield connection
+
+
+def _add_new_columns(connection: sqlite3.Connection) -> None:
+    present = {row["name"] for row in connection.execute("PRAGMA table_info(responses)")}
+    for name, kind in _ADDED_COLUMNS.items():
+        if name not in present:
+            connection.execute(f"ALTER TABLE responses ADD COLUMN {name} {kind}")
 
 
 def new_conversation_id() -> str:
@@ -86,8 +97,11 @@ def new_conversation_id() -> str:
 
 
 def record(entry: dict[str, Any]) -> int:
-    """Store one exchange (keys: the table's columns but ``id``/``datetime_utc``); its row id."""
+    """Store one exchange (keys: the table's columns but ``id``/``datetime_utc``); its row id.
+    ``cost_usd`` is stored as exact decimal text (``None``: unknown)."""
     row = dict(entry)
+    if row.get("cost_usd") is not None:
+        row["cost_usd"] = str(row["cost_usd"])
     row.setdefault("datetime_utc", datetime.now(UTC).isoformat(timespec="seconds"))
     for key in ("options", "attachments"):
         if row.get(key) is not None:

@@ -102,8 +102,9 @@ def cmd_logs(args: argparse.Namespace) -> int:
 def _print_entry(entry: dict[str, Any]) -> None:
     tokens = f"{entry['total_tokens']} tokens" if entry["total_tokens"] is not None else "tokens unknown"
     latency = f"{entry['latency_ms']:.0f} ms" if entry["latency_ms"] is not None else ""
+    cost = f"${entry['cost_usd']}" if entry["cost_usd"] is not None else ""
     print(f"# {entry['datetime_utc']}  conversation {entry['conversation_id']}  #{entry['id']}")
-    print(f"{entry['provider']} {entry['model']}, {tokens}, {latency}".rstrip(", "))
+    print(", ".join(part for part in (f"{entry['provider']} {entry['model']}", tokens, latency, cost) if part))
     if entry["system"]:
         print(f"\nsystem: {entry['system']}")
     print(f"\n> {entry['prompt']}\n")

@@ -177,7 +177,8 @@ def _stream(
         note(
             f"({provider.identifier} {metadata.model}, in {metadata.input_tokens} / out "
             f"{metadata.output_tokens} / thinking {metadata.thinking_tokens} tokens, first token "
-            f"{(metadata.time_to_first_token_ms or 0):.0f} ms, total {(metadata.total_time_ms or 0):.0f} ms)"
+            f"{(metadata.time_to_first_token_ms or 0):.0f} ms, total {(metadata.total_time_ms or 0):.0f} ms"
+            f"{f', ${metadata.cost}' if metadata.cost is not None else ''})"
         )
     if result["error"] is not None:
         note(f"error: {result['error_object']}")
@@ -213,6 +214,7 @@ def _log(
             "total_tokens": usage.get("total_tokens"),
             "latency_ms": (event or {}).get("latency_ms") or (time.perf_counter() - started) * 1000,
             "error": result["error"],
+            "cost_usd": usage.get("cost"),
         }
     )
 
