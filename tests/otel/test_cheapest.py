@@ -53,6 +53,14 @@ def test_router_orders_by_cost(registry: Registry) -> None:
     assert router.chat_completion("short question").content == "from cheap"
 
 
+def test_router_prices_each_request(registry: Registry) -> None:
+    """A router has the call at hand: a long prompt with a short answer is cheapest at "dear"
+    (10,000 prompt tokens, 10 answer tokens: $0.0101 there, $0.02001 at "cheap")."""
+    router = registry.router("chat", prefer="cheapest")
+    assert router.chat_completion("x" * 40_000, max_tokens=10).provider == "dear"
+    assert router.chat_completion("short question").provider == "cheap"
+
+
 def test_config_prices_count(registry: Registry, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     config = tmp_path / "config.toml"
     config.write_text('[prices."unknown-model"]\ninput = 0\noutput = 0\n')

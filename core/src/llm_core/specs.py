@@ -52,7 +52,7 @@ class ModelInfo:
         object.__setattr__(self, "prices", prices)
 
     def __reduce__(self) -> tuple[Any, ...]:  # a read-only mapping does not pickle: its dict does
-        return (ModelInfo, (self.id, self.features, self.description, dict(self.extra)))
+        return (ModelInfo, (self.id, self.features, self.description, dict(self.extra), self.prices))
 
     def supports(self, feature: Feature | str) -> bool:
         return Feature.parse(feature) in self.features
