@@ -107,7 +107,8 @@ def test_characters_over_four_and_the_answer_cap() -> None:
     assert estimate_call("chat_completion", ("x" * 401,), {"max_tokens": 64}).model_dump(
         include={"prompt_tokens", "completion_tokens"}
     ) == {"prompt_tokens": 101, "completion_tokens": 64}
-    assert estimate_call("complete", (Prompt(text="x" * 40, max_tokens=32),), {}).completion_tokens == 32
+    prompt = Prompt(text="x" * 40, model="m" * 400, temperature=0.5, max_tokens=32)
+    assert estimate_call("complete", (prompt,), {}) == Usage(prompt_tokens=10, completion_tokens=32)
     assert estimate_call("embeddings", (["x" * 40, "y" * 40],), {}).completion_tokens == 0
 
 

@@ -28,18 +28,22 @@ from llm_core.messages import DocumentPart, ImagePart, TextPart
 from llm_core.pricing import EXPECTED_ANSWER_TOKENS
 from llm_core.responses import Usage
 
-#: Characters per token: "about four characters" of English text, the rule of thumb both
-#: OpenAI's tokenizer help and Google's Gemini token guide give.
+#: Characters per token: "a token is equivalent to about 4 characters" (Gemini,
+#: ai.google.dev/gemini-api/docs/tokens); OpenAI's help on tokens gives the same ratio for English.
 CHARS_PER_TOKEN = 4
-#: Tokens per image: a round upper figure for a photo of about a megapixel (Gemini bills 258
-#: tokens per 768x768 tile, OpenAI's high detail 85 + 170 per 512x512 tile: 765 for 1024x1024).
+#: Tokens per image: a round upper figure for a photo of about a megapixel (Gemini counts 258
+#: tokens per 768x768 tile, same page; OpenAI's vision guide 85 + 170 per 512x512 tile in high
+#: detail, 765 for 1024x1024).
 IMAGE_TOKENS = 1000
-#: Tokens per document page (Gemini's figure for a PDF page) and the bytes taken as one page.
+#: Tokens per document page, "each document page is equivalent to 258 tokens"
+#: (ai.google.dev/gemini-api/docs/document-processing), and the bytes taken as one page.
 DOCUMENT_PAGE_TOKENS = 258
 DOCUMENT_PAGE_BYTES = 50_000
 
 #: Keyword options whose text is sent to the model (the rest are settings).
 SENT_OPTIONS = ("system", "tools", "response_schema")
+#: Fields of typed request objects (a ``Prompt``) that are settings, not text sent.
+SETTING_FIELDS = frozenset({"model", "temperature", "max_tokens"})
 #: Calls that answer with no text tokens.
 NO_ANSWER = frozenset({"embeddings", "generate_image", "generate_image_bytes"})
 
@@ -100,7 +104,7 @@ def _measure(value: Any) -> tuple[int, int]:
     if isinstance(value, type) and hasattr(value, "model_json_schema"):  # a Pydantic schema class
         return _measure(value.model_json_schema())
     if hasattr(value, "__pydantic_fields__"):  # a typed request object: its values, not field names
-        return _sum(_measure(item) for item in vars(value).values())
+        return _sum(_measure(item) for name, item in vars(value).items() if name not in SETTING_FIELDS)
     if callable(value):  # a tool's handler runs here, it is never sent
         return 0, 0
     return len(str(value)), 0
