@@ -66,6 +66,7 @@ def test_thinking_is_priced_at_the_reasoning_price(registry: Registry) -> None:
 def test_ties_keep_the_preference_order_then_registration(registry: Registry, monkeypatch: pytest.MonkeyPatch) -> None:
     priced(registry, "writer-too", Prices.of(input="5", output="0.50"))
     router = registry.router("chat", prefer="cheapest")
+    # the same cost and no preference: registration order
     assert [c.identifier for c in router.candidates("chat_completion", ((SHORT,), {}))][:2] == ["writer", "writer-too"]
     monkeypatch.setenv("LLM_CORE_PREFER", "writer-too,writer")
     assert [c.identifier for c in router.candidates("chat_completion", ((SHORT,), {}))][:2] == ["writer-too", "writer"]
