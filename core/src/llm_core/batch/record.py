@@ -6,6 +6,10 @@ id right after; a result line into the output (flushed to disk) before the item 
 So after a crash no job is created twice (a ``submitting`` job is first looked up by its tag)
 and no result is written twice (the output is read back on open: the last line, if cut short,
 is dropped, and every id in the output is marked done).
+
+Each item's tokens and cost are kept with it, so a summary sums them in SQL. A cost is kept in
+whole picodollars (10^-12 US dollars, an integer: exact for list prices with up to six decimals
+per million tokens, and summed exactly).
 """
 
 from __future__ import annotations
@@ -13,10 +17,13 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-from collections.abc import Iterator, Mapping
+import time
+from collections.abc import Callable, Iterator, Mapping
+from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
 
+from llm_core.batch.calls import result_line, usage_tokens
 from llm_core.batch.types import ChatItem, DecisionItem, EmbeddingItem, JsonItem, item_from_json
 
 Item = ChatItem | JsonItem | EmbeddingItem | DecisionItem
@@ -30,7 +37,8 @@ CREATE TABLE IF NOT EXISTS items (
     chunk INTEGER,
     done INTEGER NOT NULL DEFAULT 0,
     ok INTEGER,
-    tokens INTEGER
+    tokens INTEGER,
+    cost_picodollars INTEGER
 );
 CREATE INDEX IF NOT EXISTS items_chunk ON items (chunk, position);
 CREATE INDEX IF NOT EXISTS items_done ON items (done, position);
@@ -45,6 +53,12 @@ CREATE TABLE IF NOT EXISTS chunks (
 
 #: Chunk states, in order: filled during ingest, create call under way, job exists, results written.
 OPEN, SUBMITTING, SUBMITTED, FETCHED = "open", "submitting", "submitted", "fetched"
+#: Output and record are synced after this many result lines, or this many seconds.
+SYNC_EVERY = 200
+SYNC_SECONDS = 1.0
+#: Progress is reported at most this often (each report counts the whole record).
+PROGRESS_SECONDS = 0.25
+_PICO = Decimal("1e-12")
 
 
 def record_path(output: Path) -> Path:
@@ -61,6 +75,9 @@ class JobRecord:
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=FULL")
         self.db.executescript(_SCHEMA)
+        columns = {row[1] for row in self.db.execute("PRAGMA table_info(items)")}
+        if "cost_picodollars" not in columns:  # a record written before costs were kept
+            self.db.execute("ALTER TABLE items ADD COLUMN cost_picodollars INTEGER")
 
     def close(self) -> None:
         self.db.close()
@@ -113,6 +130,11 @@ class JobRecord:
         else:
             self.db.execute("UPDATE chunks SET state = ?, job_id = ? WHERE chunk = ?", (state, job_id, chunk))
 
+    def chunk_states(self) -> dict[str, int]:
+        """How many chunks are in each state."""
+        rows = self.db.execute("SELECT state, COUNT(*) FROM chunks GROUP BY state ORDER BY state")
+        return {str(state): int(count) for state, count in rows}
+
     def chunk_ids(self, chunk: int) -> list[str]:
         rows = self.db.execute("SELECT custom_id FROM items WHERE chunk = ? ORDER BY position", (chunk,))
         return [str(r[0]) for r in rows]
@@ -140,18 +162,27 @@ class JobRecord:
         )
         return [(int(r[0]), str(r[1])) for r in rows]
 
-    def mark_done(self, custom_id: str, ok: bool, tokens: int) -> None:
+    def mark_done(self, custom_id: str, ok: bool, tokens: int, cost: Decimal | None = None) -> None:
         self.db.execute(
-            "UPDATE items SET done = 1, ok = ?, tokens = ? WHERE custom_id = ?", (int(ok), tokens, custom_id)
+            "UPDATE items SET done = 1, ok = ?, tokens = ?, cost_picodollars = ? WHERE custom_id = ?",
+            (int(ok), tokens, cost_to_picodollars(cost), custom_id),
         )
 
     def counts(self) -> dict[str, int]:
-        """``total``, ``done``, ``failed`` and ``tokens`` over all items."""
-        total, done, failed, tokens = self.db.execute(
-            "SELECT COUNT(*), COALESCE(SUM(done), 0), COALESCE(SUM(done AND NOT ok), 0), COALESCE(SUM(tokens), 0) "
-            "FROM items"
+        """``total``, ``done``, ``failed``, ``tokens``, ``priced`` (items whose cost is known) and
+        ``cost_picodollars`` (their summed cost) over all items."""
+        total, done, failed, tokens, priced, cost = self.db.execute(
+            "SELECT COUNT(*), COALESCE(SUM(done), 0), COALESCE(SUM(done AND NOT ok), 0), COALESCE(SUM(tokens), 0), "
+            "COUNT(cost_picodollars), COALESCE(SUM(cost_picodollars), 0) FROM items"
         ).fetchone()
-        return {"total": int(total), "done": int(done), "failed": int(failed), "tokens": int(tokens)}
+        return {
+            "total": int(total),
+            "done": int(done),
+            "failed": int(failed),
+            "tokens": int(tokens),
+            "priced": int(priced),
+            "cost_picodollars": int(cost),
+        }
 
 
 class RecordItems(Mapping[str, Item]):
@@ -195,7 +226,7 @@ class Output:
                 line = json.loads(raw)
                 custom_id = line["custom_id"]
                 if not record.is_done(custom_id):
-                    record.mark_done(custom_id, bool(line["ok"]), tokens_of(line))
+                    record.mark_done(custom_id, bool(line["ok"]), tokens_of(line), cost_of(line))
             record.commit()
             handle.truncate(keep)
 
@@ -217,8 +248,71 @@ class Output:
             self._handle = None
 
 
-def tokens_of(line: Mapping[str, Any]) -> int:
-    """Total tokens of one output line (0 for errors and results without usage)."""
+class Results:
+    """Result lines on their way out: written at once, then, every :data:`SYNC_EVERY` lines or
+    :data:`SYNC_SECONDS`, synced to disk before the record marks them done. ``report`` (if
+    given) is called after a commit, at most every :data:`PROGRESS_SECONDS`, and at the end."""
+
+    def __init__(self, record: JobRecord, writer: Output, report: Callable[[], None] | None = None) -> None:
+        self.record = record
+        self.writer = writer
+        self.report = report
+        self._done: list[tuple[str, bool, int, Decimal | None]] = []
+        self._synced = self._reported = time.monotonic()
+
+    def add(self, custom_id: str, kind: str, result: Any) -> None:
+        line = result_line(custom_id, kind, result)
+        self.writer.write(line)
+        self._done.append((custom_id, line["ok"], usage_tokens(result), usage_cost(result)))
+        if len(self._done) >= SYNC_EVERY or time.monotonic() - self._synced >= SYNC_SECONDS:
+            self.commit()
+
+    def commit(self, *, final: bool = False) -> None:
+        if self._done:
+            self.writer.sync()
+            self.record.begin()
+            for custom_id, ok, tokens, cost in self._done:
+                self.record.mark_done(custom_id, ok, tokens, cost)
+            self.record.commit()
+            self._done.clear()
+        self._synced = now = time.monotonic()
+        if self.report is not None and (final or now - self._reported >= PROGRESS_SECONDS):
+            self._reported = now
+            self.report()
+
+
+def usage_cost(result: Any) -> Decimal | None:
+    """What a result cost (``Usage.cost``), ``None`` when unknown (errors included)."""
+    cost = getattr(getattr(result, "usage", None), "cost", None)
+    return cost if isinstance(cost, Decimal) else None
+
+
+def cost_to_picodollars(cost: Decimal | None) -> int | None:
+    return None if cost is None else int(cost.quantize(_PICO, rounding=ROUND_HALF_EVEN).scaleb(12))
+
+
+def picodollars_to_cost(picodollars: int) -> Decimal:
+    """US dollars from picodollars, exactly (``Decimal``)."""
+    return Decimal(picodollars).scaleb(-12)
+
+
+def _usage_of(line: Mapping[str, Any]) -> Mapping[str, Any]:
     response = line.get("response")
     usage = response.get("usage") if isinstance(response, Mapping) else None
-    return int(usage.get("total_tokens") or 0) if isinstance(usage, Mapping) else 0
+    return usage if isinstance(usage, Mapping) else {}
+
+
+def tokens_of(line: Mapping[str, Any]) -> int:
+    """Total tokens of one output line (0 for errors and results without usage)."""
+    return int(_usage_of(line).get("total_tokens") or 0)
+
+
+def cost_of(line: Mapping[str, Any]) -> Decimal | None:
+    """The cost of one output line (``Usage.cost`` as JSON writes it: a string), ``None`` if unknown."""
+    cost = _usage_of(line).get("cost")
+    if cost is None:
+        return None
+    try:
+        return Decimal(str(cost))
+    except InvalidOperation:
+        return None

@@ -12,15 +12,26 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from decimal import Decimal
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from llm_core.batch.calls import result_line, usage_tokens
 from llm_core.batch.capability import BatchCapable, new_tag
 from llm_core.batch.local import RateLimiter, run_items
-from llm_core.batch.record import FETCHED, OPEN, SUBMITTED, SUBMITTING, JobRecord, Output, RecordItems, record_path
+from llm_core.batch.record import (
+    FETCHED,
+    OPEN,
+    SUBMITTED,
+    SUBMITTING,
+    JobRecord,
+    Output,
+    RecordItems,
+    Results,
+    picodollars_to_cost,
+    record_path,
+)
 from llm_core.batch.types import (
     BatchStatus,
     ChatItem,
@@ -31,17 +42,20 @@ from llm_core.batch.types import (
     item_to_json,
     parse_item,
 )
-from llm_core.errors import ConfigurationError, InvalidInputError, UnsupportedFeatureError
+from llm_core.errors import ConfigurationError, InvalidInputError, ProviderError, UnsupportedFeatureError
 from llm_core.features import Feature, parse_features
 
 Item = ChatItem | JsonItem | EmbeddingItem | DecisionItem
 Mode = Literal["batch", "local"]
-#: Output lines written between two syncs of output and record.
-SYNC_EVERY = 200
 
 
 class RunSummary(BaseModel):
-    """How a run stands: item counts, tokens reported, and each provider job's state."""
+    """How a run stands: item counts, tokens and cost reported, and its provider jobs.
+
+    ``cost`` sums the ``Usage.cost`` (US dollars) of the ``priced`` items that reported one;
+    ``None`` when none did (unknown, never 0). ``chunks`` counts the run's provider jobs by
+    their state in the record (open, submitting, submitted, fetched); ``jobs`` holds the
+    provider's own status of those asked for."""
 
     output: Path
     record: Path
@@ -51,11 +65,20 @@ class RunSummary(BaseModel):
     done: int
     failed: int
     tokens: int
+    cost: Decimal | None = None
+    priced: int = 0
+    cancelled: bool = False
+    chunks: dict[str, int] = {}
     jobs: list[BatchStatus] = []
 
     @property
     def finished(self) -> bool:
         return self.done == self.total
+
+    @property
+    def fully_priced(self) -> bool:
+        """Every item that succeeded reported its cost."""
+        return self.priced >= self.done - self.failed
 
 
 Progress = Callable[[RunSummary], None]
@@ -82,9 +105,10 @@ def run(
 
     ``provider``: a provider instance or identifier; or ``features``: in local mode a router
     over every provider offering them (fallback), in batch mode the best one with a batch API.
-    ``mode="batch"`` uses the provider's batch API (``wait=False`` returns once every job is
-    submitted: run again to collect); ``mode="local"`` makes single calls, ``concurrency`` at a
-    time, within ``requests_per_minute`` / ``tokens_per_minute``.
+    ``mode="batch"`` uses the provider's batch API (``wait=False`` submits every job, writes the
+    results of those already final and returns: run again to collect the rest);
+    ``mode="local"`` makes single calls, ``concurrency`` at a time, within
+    ``requests_per_minute`` / ``tokens_per_minute``.
     """
     if mode not in ("batch", "local"):
         raise InvalidInputError(f"mode must be 'batch' or 'local', not {mode!r}")
@@ -218,33 +242,15 @@ def _run_local(
                 yield item_from_json(line, where=f"item at {position}"), line
             after = page[-1][0]
 
-    done: list[tuple[str, bool, int]] = []
+    results = Results(record, writer, _reporter(record, writer, progress))
 
     def on_result(item: Item, result: Any) -> None:
-        line = result_line(item.custom_id, item.kind, result)
-        writer.write(line)
-        done.append((item.custom_id, line["ok"], usage_tokens(result)))
-        if len(done) >= SYNC_EVERY:
-            _commit(record, writer, done, progress)
+        results.add(item.custom_id, item.kind, result)
 
     try:
         asyncio.run(run_items(target, pending(), on_result, concurrency=concurrency, limiter=limiter))
     finally:
-        _commit(record, writer, done, progress)
-
-
-def _commit(record: JobRecord, writer: Output, done: list[tuple[str, bool, int]], progress: Progress | None) -> None:
-    """Output to disk first, then the record: a crash between them is mended by reconcile()."""
-    if not done:
-        return
-    writer.sync()
-    record.begin()
-    for custom_id, ok, tokens in done:
-        record.mark_done(custom_id, ok, tokens)
-    record.commit()
-    done.clear()
-    if progress is not None:
-        progress(summary(record, writer.path))
+        results.commit(final=True)
 
 
 # -- batch mode -------------------------------------------------------------------------------
@@ -258,13 +264,18 @@ def _run_batch(
     poll_interval: float,
     progress: Progress | None,
 ) -> None:
+    """Submit every open job, then poll the submitted ones and write the results of each that
+    is final: once when ``wait`` is false, until none is left when it is true."""
     for chunk, _group, tag, _job_id, state in record.chunks(OPEN, SUBMITTING):
         found = provider.find_batch(tag) if state == SUBMITTING else None
+        if found is None and record.get("cancelled"):
+            _cancel_unsent(record, writer, provider, chunk, progress)
+            continue
         if found is None:
             record.set_chunk(chunk, SUBMITTING)  # before the create call: a crash now looks it up by tag
             found = provider.submit_batch(record.chunk_items(chunk), tag=tag).id
         record.set_chunk(chunk, SUBMITTED, found)
-    while wait:
+    while True:
         waiting = record.chunks(SUBMITTED)
         if not waiting:
             return
@@ -279,6 +290,8 @@ def _run_batch(
                 record.set_chunk(chunk, FETCHED)
         if progress is not None:
             progress(summary(record, writer.path, statuses))
+        if not wait:
+            return
         if record.chunks(SUBMITTED):
             time.sleep(poll_interval)
 
@@ -288,29 +301,49 @@ def _job(record: JobRecord, provider: BatchCapable, chunk: int, job_id: str) -> 
     return provider.batch_job(job_id, order=ids, items=RecordItems(record, ids))
 
 
+def _reporter(record: JobRecord, writer: Output, progress: Progress | None) -> Callable[[], None] | None:
+    return None if progress is None else lambda: progress(summary(record, writer.path))
+
+
 def _fetch(record: JobRecord, writer: Output, job: Any, progress: Progress | None) -> None:
-    done: list[tuple[str, bool, int]] = []
+    results = Results(record, writer, _reporter(record, writer, progress))
     for custom_id, result in job.results():
         if record.is_done(custom_id):  # written before a crash
             continue
-        item = job.items[custom_id]
-        line = result_line(custom_id, item.kind, result)
-        writer.write(line)
-        done.append((custom_id, line["ok"], usage_tokens(result)))
-        if len(done) >= SYNC_EVERY:
-            _commit(record, writer, done, progress)
-    _commit(record, writer, done, progress)
+        results.add(custom_id, job.items[custom_id].kind, result)
+    results.commit(final=True)
+
+
+def _cancel_unsent(
+    record: JobRecord, writer: Output, provider: BatchCapable, chunk: int, progress: Progress | None
+) -> None:
+    """A job of a cancelled run that was never created: each of its items gets its error."""
+    results = Results(record, writer, _reporter(record, writer, progress))
+    for item in record.chunk_items(chunk):
+        if not record.is_done(item.custom_id):
+            error = ProviderError("the run was cancelled before this item was submitted", provider=provider.identifier)
+            results.add(item.custom_id, item.kind, error)
+    results.commit(final=True)
+    record.set_chunk(chunk, FETCHED)
 
 
 def summary(record: JobRecord, output: Path, jobs: Iterable[BatchStatus] = ()) -> RunSummary:
     """The run's counts from its record (and ``jobs``, the job states last asked for)."""
+    counts = record.counts()
     return RunSummary(
         output=output,
         record=record.path,
         mode=record.get("mode") or "",
         provider=record.get("provider") or "",
+        total=counts["total"],
+        done=counts["done"],
+        failed=counts["failed"],
+        tokens=counts["tokens"],
+        cost=picodollars_to_cost(counts["cost_picodollars"]) if counts["priced"] else None,
+        priced=counts["priced"],
+        cancelled=record.get("cancelled") is not None,
+        chunks=record.chunk_states(),
         jobs=list(jobs),
-        **record.counts(),
     )
 
 

@@ -16,6 +16,7 @@ HANDLERS: dict[str, str] = {
     "aliases": "llm_core.cli.manage:cmd_aliases",
     "logs": "llm_core.cli.manage:cmd_logs",
     "completion": "llm_core.cli.manage:cmd_completion",
+    "batch": "llm_core.cli.batch:cmd_batch",
 }
 _COMMANDS = "llm_core.cli.commands"
 
@@ -42,6 +43,35 @@ def _prompt_command(
     )
     p.add_argument("--cid", help="continue the logged conversation with this id")
     p.add_argument("--no-log", action="store_true", help="do not log this exchange")
+
+
+def _batch_command(sub: Any, common: argparse.ArgumentParser) -> None:
+    """``batch submit | status | results | cancel`` (see docs/cli.md)."""
+    batch = sub.add_parser("batch", parents=[common], help="batch runs: submit, status, results, cancel")
+    actions = batch.add_subparsers(dest="batch_command", required=True, metavar="ACTION")
+    p = actions.add_parser("submit", parents=[common], help="run a JSONL file of items (resumes when run again)")
+    p.add_argument("input", type=Path, help="JSONL file, one item per line")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--provider", "-p", help="provider identifier")
+    where.add_argument(
+        "--feature", "-f", dest="features", action="append", default=[], help="route by feature (repeatable)"
+    )
+    p.add_argument("--local", action="store_true", help="single calls from this process, not a provider batch job")
+    p.add_argument("--output", "-o", type=Path, help="results JSONL (default: IN.results.jsonl beside the input)")
+    p.add_argument("--wait", action="store_true", help="batch mode: wait for the jobs and write their results")
+    p.add_argument("--poll-interval", type=float, default=30.0, help="seconds between status calls (default 30)")
+    p.add_argument("--concurrency", type=int, default=16, help="--local: calls in flight (default 16)")
+    p.add_argument("--requests-per-minute", "--rpm", type=float, help="--local: client-side request limit")
+    p.add_argument("--tokens-per-minute", "--tpm", type=float, help="--local: client-side token limit")
+    p = actions.add_parser("status", parents=[common], help="how a run stands (no JOB: every known run)")
+    p.add_argument("job", nargs="?", help="job number (from submit or status) or the run's output path")
+    p = actions.add_parser("results", parents=[common], help="collect a run's results into one JSONL file")
+    p.add_argument("job", help="job number or output path")
+    p.add_argument("--output", "-o", type=Path, help="where to write them (default: stdout)")
+    p.add_argument("--no-wait", action="store_true", help="write what is finished now, do not wait for the rest")
+    p.add_argument("--poll-interval", type=float, default=30.0, help="seconds between status calls (default 30)")
+    p = actions.add_parser("cancel", parents=[common], help="cancel a run's provider jobs")
+    p.add_argument("job", help="job number or output path")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -117,6 +147,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--cid", help="only this conversation")
     p = sub.add_parser("completion", parents=[common], help="print a shell completion script (bash or zsh)")
     p.add_argument("shell", choices=["bash", "zsh"])
+
+    _batch_command(sub, common)
 
     sub.add_parser("demo", parents=[common], help="a tour: discovery, routing and calls through every provider")
     p = sub.add_parser("new-plugin", parents=[common], help="write a ready third-party plugin distribution")
