@@ -6,7 +6,8 @@ import pytest
 from openai_scenarios import City, make_provider
 from openai_wire import PDF, PNG
 
-from core_openai_plugin.request_mapper import is_strict_schema, reasoning_config, replay_reasoning
+from core_openai_plugin.request_mapper import reasoning_config, replay_reasoning
+from core_openai_plugin.schemas import is_strict_schema
 from llm_core.errors import InvalidInputError
 from llm_core.messages import ChatMessage, DocumentPart, ImagePart, TextPart
 from llm_core.requests import ThinkingOptions
@@ -184,7 +185,10 @@ def test_strict_schema_detection(schema, strict):
 
 def test_structured_output_formats():
     with_model = mapped("Largest city in Japan as JSON?", model="gpt-4.1", json_mode=True, response_schema=City)
-    assert with_model["text_format"] is City and "text" not in with_model
+    assert with_model["text"] == {"format": {"type": "json_schema", "name": "City", "schema": {
+        "properties": {"city": {"title": "City", "type": "string"}, "country": {"title": "Country", "type": "string"}},
+        "required": ["city", "country"], "title": "City", "type": "object", "additionalProperties": False},
+        "strict": True}}
     schema = {"title": "My colours!", "type": "object", "properties": {"c": {"type": "string"}}, "required": ["c"],
               "additionalProperties": False}
     with_dict = mapped("Colours?", model="gpt-4.1", json_mode=True, response_schema=schema)

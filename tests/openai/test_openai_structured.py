@@ -1,4 +1,5 @@
-"""generate_json (SPEC §4.3): responses.parse with a Pydantic model, JSON schema dicts, JSON mode."""
+"""generate_json (SPEC §4.3): a Pydantic model's strict schema (the one responses.parse would send),
+JSON schema dicts, JSON mode."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ CITY_FORMAT = {
 }
 
 
-async def test_a_pydantic_schema_goes_through_responses_parse(player):
+async def test_a_pydantic_schema_is_sent_as_its_strict_json_schema(player):
     city = await player.play("json_model")
     assert city == City(city="Tokyo", country="Japan")
     sent = player.sent()
@@ -59,14 +60,14 @@ async def test_unparsable_output_is_an_invalid_response_with_the_raw_text(player
     assert player.sent()["max_output_tokens"] == 8
 
 
-async def test_a_streamed_schema_is_sent_as_responses_parse_sends_it(player):
+async def test_a_streamed_schema_is_sent_as_the_call_sends_it(player):
     events = await player.play("json_stream")
     text = "".join(e.text for e in events if e.type is StreamEventType.TOKEN)
     assert City.model_validate_json(text) == City(city="Tokyo", country="Japan")
     assert player.sent()["text"] == {"format": CITY_FORMAT} and player.sent()["stream"] is True
 
 
-async def test_responses_parse_is_retried_like_any_call(player):
+async def test_a_json_call_is_retried_like_any_call(player):
     city = await player.play("json_model_429")
     assert city.city == "Tokyo"
     assert player.sleeps == [1.0] and player.cassette.play_count == 2

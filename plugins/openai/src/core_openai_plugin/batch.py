@@ -137,9 +137,7 @@ class OpenAIBatch(BatchCapable):
         def async_client(self) -> AsyncOpenAI: ...
 
     def map_batch_request(self, group: str, mapped: Sequence[tuple[str, dict[str, Any]]], tag: str) -> dict[str, Any]:
-        from core_openai_plugin.provider import _stream_payload  # a pydantic schema as responses.parse sends it
-
-        return map_batch_file(group, [(cid, request_body(_stream_payload(p))) for cid, p in mapped], tag)
+        return map_batch_file(group, [(cid, request_body(payload)) for cid, payload in mapped], tag)
 
     def _send_batch_create(self, payload: dict[str, Any]) -> Any:
         uploaded = self.client.files.create(file=payload["file"], purpose="batch")

@@ -175,19 +175,12 @@ class OpenAIProvider(
         )
 
     def _send_chat(self, payload: dict[str, Any]) -> Response:
-        if "text_format" not in payload:
-            response: Response = self.client.responses.create(**payload)
-            return response
-        return _parsed(self.client.responses.with_raw_response.parse(**payload))
+        response: Response = self.client.responses.create(**payload)
+        return response
 
     def _asend_chat(self, payload: dict[str, Any]) -> Awaitable[Response]:
-        if "text_format" not in payload:
-            response: Awaitable[Response] = self.async_client.responses.create(**payload)
-            return response  # the SDK's coroutine: the core awaits it
-        return self._aparse_chat(payload)
-
-    async def _aparse_chat(self, payload: dict[str, Any]) -> Response:
-        return _parsed(await self.async_client.responses.with_raw_response.parse(**payload))
+        response: Awaitable[Response] = self.async_client.responses.create(**payload)
+        return response  # the SDK's coroutine: the core awaits it
 
     # the pure parser: the same function for sync and async answers
     parse_chat_response = staticmethod(response_parser.parse_response)
@@ -196,14 +189,12 @@ class OpenAIProvider(
 
     def _send_stream(self, payload: dict[str, Any]) -> Iterator[Any]:
         # the SDK's Stream as it is: the core closes it (releasing the connection) when done
-        stream: Iterator[Any] = self.client.responses.create(**_stream_payload(payload), stream=True)
+        stream: Iterator[Any] = self.client.responses.create(**payload, stream=True)
         return stream
 
     def _asend_stream(self, payload: dict[str, Any]) -> Awaitable[AsyncIterator[Any]]:
         # the SDK's coroutine of its AsyncStream: the core awaits both, and the stream's aclose()
-        stream: Awaitable[AsyncIterator[Any]] = self.async_client.responses.create(
-            **_stream_payload(payload), stream=True
-        )
+        stream: Awaitable[AsyncIterator[Any]] = self.async_client.responses.create(**payload, stream=True)
         return stream
 
     def new_stream_parser(self, request: ChatRequest) -> ResponsesStreamParser:
@@ -260,29 +251,3 @@ class OpenAIProvider(
 
     def parse_decision_response(self, raw: Any, request: DecisionRequest) -> DecisionResponse:
         return decisions.parse_decision(raw, request)
-
-
-def _parsed(raw: Any) -> Response:
-    """The parsed result of ``responses.parse``; when the SDK cannot validate the output text
-    against the schema, the plain response, so that the core reports the raw text."""
-    import pydantic
-    from openai.types.responses import Response
-
-    try:
-        result: Response = raw.parse()
-    except pydantic.ValidationError:
-        return Response.model_construct(**raw.http_response.json())
-    return result
-
-
-def _stream_payload(payload: dict[str, Any]) -> dict[str, Any]:
-    """A streamed structured-output request sends the schema the way ``responses.parse`` does."""
-    if "text_format" not in payload:
-        return payload
-    from openai.lib._parsing._responses import type_to_text_format_param
-
-    streamed = dict(payload)
-    text = dict(streamed.get("text") or {})
-    text["format"] = type_to_text_format_param(streamed.pop("text_format"))
-    streamed["text"] = text
-    return streamed

@@ -1,29 +1,26 @@
 """Pure request mappers: llm-core requests → keyword arguments of the openai SDK calls.
 
 One mapper (:func:`map_chat`) builds every Responses API call — chat, completion, tools, vision,
-documents, structured output, streaming and the decision fallback — so the rules live once
-(SPEC §4.4): ``store=False`` always, system text → ``instructions``, messages → input items.
-Nothing here imports the SDK; the provider passes the result to ``client.responses.create`` (or
-``responses.parse`` when the payload carries ``text_format``), ``embeddings.create``,
+documents, structured output, streaming, batch lines and the decision fallback — so the rules live
+once (SPEC §4.4): ``store=False`` always, system text → ``instructions``, messages → input items
+(here), tools and JSON formats (:mod:`core_openai_plugin.schemas`). Nothing here imports the SDK;
+the provider passes the result to ``client.responses.create``, ``embeddings.create``,
 ``images.generate`` / ``images.edit`` and ``decisions.create``.
 """
 
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pydantic import BaseModel
-
 from core_openai_plugin.models import fact
+from core_openai_plugin.schemas import function_tool, mentions_json, text_format, tool_choice
 from llm_core.errors import InvalidInputError
 from llm_core.media import format_of, sniff_mime
 from llm_core.messages import ChatMessage, DocumentPart, ImagePart, Role, TextPart, split_system
 from llm_core.requests import ChatRequest, EmbeddingRequest, ImageRequest, ThinkingOptions
 from llm_core.specs import ModelInfo
-from llm_core.tools import ToolSpec
 
 PROVIDER = "openai"
 #: Metadata key under which parsed responses keep reasoning items for stateless replay.
@@ -64,7 +61,6 @@ IMAGE_OPTIONS = frozenset(
     }
 )
 
-_SCHEMA_NAME = re.compile(r"[^A-Za-z0-9_-]")
 _SIZES = {"1:1": "1024x1024", "3:2": "1536x1024", "2:3": "1024x1536"}
 _IMAGE_FORMATS = {"png": "png", "jpeg": "jpeg", "webp": "webp"}
 
@@ -89,7 +85,7 @@ def passthrough(payload: dict[str, Any], options: Mapping[str, Any], names: froz
 
 
 def map_chat(request: ChatRequest, model: ModelInfo | None, *, strict_sampling: bool = True) -> dict[str, Any]:
-    """Keyword arguments of ``responses.create`` / ``responses.parse`` for ``request``.
+    """Keyword arguments of ``responses.create`` for ``request``.
 
     ``model`` is the catalogue entry (``None`` for a model the catalogue does not know: then no
     family rule is assumed). ``request.options`` holds per-call options (see ``CHAT_OPTIONS``).
@@ -124,7 +120,10 @@ def map_chat(request: ChatRequest, model: ModelInfo | None, *, strict_sampling: 
     if options.get("verbosity") is not None:
         text["verbosity"] = options["verbosity"]
     if request.json_mode:
-        _json_format(payload, text, request.response_schema)
+        text["format"] = text_format(request.response_schema)
+        if text["format"]["type"] == "json_object" and not mentions_json(payload):
+            # JSON mode requires the word "JSON" in the input; say it when the caller did not
+            payload["instructions"] = "\n\n".join(filter(None, [instructions, "Answer in JSON."]))
     if text:
         payload["text"] = text
     passthrough(payload, options, PASSTHROUGH_OPTIONS)
@@ -276,87 +275,6 @@ def replay_reasoning(items: object) -> list[dict[str, Any]]:
         kept.setdefault("summary", [])
         replay.append(kept)
     return replay
-
-
-def function_tool(tool: ToolSpec) -> dict[str, Any]:
-    """A tool spec as a Responses function tool; strict when the schema allows it (or as asked)."""
-    strict = tool.strict if tool.strict is not None else is_strict_schema(tool.parameters)
-    spec: dict[str, Any] = {"type": "function", "name": tool.name, "parameters": tool.parameters, "strict": strict}
-    if tool.description:
-        spec["description"] = tool.description
-    return spec
-
-
-def tool_choice(choice: str, tools: Sequence[ToolSpec]) -> str | dict[str, Any]:
-    """``auto``/``none``/``required``, or the name of one tool to force."""
-    if choice in ("auto", "none", "required"):
-        return choice
-    if choice not in {tool.name for tool in tools}:
-        raise InvalidInputError(
-            f"tool_choice {choice!r} is neither auto, none, required nor one of the tools", provider=PROVIDER
-        )
-    return {"type": "function", "name": choice}
-
-
-def is_strict_schema(schema: Any) -> bool:
-    """Whether OpenAI's strict mode accepts ``schema``: every object closes ``additionalProperties``
-    and requires all of its properties (checked through nested properties, items, unions, $defs)."""
-    if not isinstance(schema, Mapping):
-        return True
-    properties = schema.get("properties")
-    if schema.get("type") == "object" or isinstance(properties, Mapping):
-        props = properties if isinstance(properties, Mapping) else {}
-        if schema.get("additionalProperties") is not False:
-            return False
-        required = schema.get("required", [])
-        if not isinstance(required, list) or set(required) != set(props):
-            return False
-        if not all(is_strict_schema(value) for value in props.values()):
-            return False
-    children: list[Any] = []
-    for key in ("items", "not"):
-        if isinstance(schema.get(key), Mapping):
-            children.append(schema[key])
-    for key in ("anyOf", "allOf", "oneOf", "prefixItems"):
-        if isinstance(schema.get(key), list):
-            children.extend(schema[key])
-    for key in ("$defs", "definitions"):
-        if isinstance(schema.get(key), Mapping):
-            children.extend(schema[key].values())
-    return all(is_strict_schema(child) for child in children)
-
-
-def _json_format(payload: dict[str, Any], text: dict[str, Any], schema: Any) -> None:
-    """Structured output: a Pydantic model → ``text_format`` (``responses.parse``); a dict schema →
-    ``json_schema`` format; no schema → JSON mode (``json_object``)."""
-    if isinstance(schema, type) and issubclass(schema, BaseModel):
-        payload["text_format"] = schema
-        return
-    if isinstance(schema, Mapping):
-        name = _SCHEMA_NAME.sub("_", str(schema.get("title") or "response"))[:64]
-        text["format"] = {
-            "type": "json_schema",
-            "name": name,
-            "schema": dict(schema),
-            "strict": is_strict_schema(schema),
-        }
-        return
-    text["format"] = {"type": "json_object"}
-    # JSON mode requires the word "JSON" in the input; say it when the caller did not.
-    if not _mentions_json(payload):
-        payload["instructions"] = "\n\n".join(filter(None, [payload.get("instructions"), "Answer in JSON."]))
-
-
-def _mentions_json(payload: Mapping[str, Any]) -> bool:
-    texts = [str(payload.get("instructions") or "")]
-    given = payload["input"]
-    for item in [{"content": given}] if isinstance(given, str) else given:
-        content = item.get("content")
-        if isinstance(content, str):
-            texts.append(content)
-        elif isinstance(content, list):
-            texts.extend(str(part.get("text", "")) for part in content)
-    return any("json" in text.lower() for text in texts)
 
 
 # --- Embeddings ------------------------------------------------------------------------------
