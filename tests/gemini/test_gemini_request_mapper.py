@@ -12,15 +12,12 @@ from gemini_inputs import PNG, TOOL_RESULT_TABLE, WEATHER, CityLocation
 from hypothesis import given
 from hypothesis import strategies as st
 
+from core_gemini_plugin.contents import MAX_INLINE_BYTES, map_contents, replay_part, tool_result_object
 from core_gemini_plugin.request_mapper import (
-    MAX_INLINE_BYTES,
     map_chat_request,
-    map_contents,
     map_embedding_request,
     map_image_request,
     map_imagen_request,
-    replay_part,
-    tool_result_object,
 )
 from llm_core.errors import InvalidInputError
 from llm_core.messages import ChatMessage, ImagePart

@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from core_gemini_plugin import assistant_message
-from core_gemini_plugin.request_mapper import map_contents
+from core_gemini_plugin.contents import map_contents
 from core_gemini_plugin.response_parser import finish_reason, parse_chat_response, text_parts, tool_call_id
 from llm_core.errors import ContentFilteredError, InvalidResponseError
 from llm_core.messages import ChatMessage

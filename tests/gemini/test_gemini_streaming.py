@@ -15,7 +15,7 @@ from gemini_support import Delays, Offline, Runner, cassette, sent_body
 from google.genai import types
 
 from core_gemini_plugin import assistant_message
-from core_gemini_plugin.request_mapper import map_contents
+from core_gemini_plugin.contents import map_contents
 from core_gemini_plugin.stream_parser import GeminiStreamParser
 from llm_core.errors import ContentFilteredError, InvalidResponseError, ServerError
 from llm_core.messages import ChatMessage

@@ -17,7 +17,7 @@ import threading
 from collections.abc import AsyncIterator, Awaitable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from core_gemini_plugin import decisions, errors, request_mapper, response_parser
+from core_gemini_plugin import contents, decisions, errors, request_mapper, response_parser
 from core_gemini_plugin.batch import GeminiBatch
 from core_gemini_plugin.models import DEFAULT_IMAGEN_MODEL, is_imagen
 from core_gemini_plugin.plugin import SPEC
@@ -94,9 +94,9 @@ class GeminiProvider(
         "native_decisions",
     )
     supported_image_formats: ClassVar[tuple[str, ...]] = ("png", "jpeg", "webp", "heic")
-    max_image_size: ClassVar[int] = request_mapper.MAX_INLINE_BYTES
+    max_image_size: ClassVar[int] = contents.MAX_INLINE_BYTES
     supported_document_formats: ClassVar[tuple[str, ...]] = ("pdf",)
-    max_document_size: ClassVar[int] = request_mapper.MAX_INLINE_BYTES
+    max_document_size: ClassVar[int] = contents.MAX_INLINE_BYTES
     tool_name_rule = (r"^[a-zA-Z_][a-zA-Z0-9_.:-]{0,127}$", "a letter or '_', then letters, digits, '_.:-', <= 128")
     max_embedding_inputs = 100  # requests per batchEmbedContents call
 
