@@ -44,7 +44,7 @@ def test_token_event_keeps_text_untrimmed() -> None:
 
 
 def test_metadata_error_and_end_events() -> None:
-    meta = StreamMetadata(input_tokens=3, output_tokens=5, thinking_tokens=2, stop_reason="stop", trace_id="t")
+    meta = StreamMetadata(input_tokens=3, output_tokens=5, thinking_tokens=2, stop_reason="stop", response_id="t")
     event = StreamEvent.meta(meta)
     assert event.type is StreamEventType.METADATA and event.metadata is meta
     assert event.text is None and not event.is_thinking

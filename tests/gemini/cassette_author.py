@@ -41,6 +41,7 @@ from gemini_inputs import (
     PNG,
     QUESTION,
     QUESTIONS,
+    STYLE_GUIDE,
     SUBJECT,
     SYSTEM,
     THINK_QUESTION,
@@ -80,12 +81,18 @@ def signature(seed: str) -> str:
     return base64.b64encode(b"\x12\x9a\x04\n\x97\x04\x01" + digest * 4).decode()
 
 
-def usage(prompt: int, output: int | None = None, thoughts: int | None = None) -> dict[str, Any]:
+def usage(prompt: int, output: int | None = None, thoughts: int | None = None,
+          cached: int | None = None) -> dict[str, Any]:
+    """``usageMetadata``; ``cached`` prompt tokens (part of ``prompt``) came from the context cache."""
     meta: dict[str, Any] = {"promptTokenCount": prompt}
     if output is not None:
         meta["candidatesTokenCount"] = output
     meta["totalTokenCount"] = prompt + (output or 0) + (thoughts or 0)
+    if cached:
+        meta["cachedContentTokenCount"] = cached
     meta["promptTokensDetails"] = [{"modality": "TEXT", "tokenCount": prompt}]
+    if cached:
+        meta["cacheTokensDetails"] = [{"modality": "TEXT", "tokenCount": cached}]
     if thoughts:
         meta["thoughtsTokenCount"] = thoughts
     return meta
@@ -232,6 +239,9 @@ case("chat_basic", [ok(generate("chat_basic", [text("The capital of France is Pa
     lambda p: p.chat_completion([{"role": "user", "content": QUESTION}], system=SYSTEM, temperature=0.0,
                                 max_tokens=200))
 
+case("chat_cached", [ok(generate("chat_cached", [text("Poetry is on shelf 12.")],
+                                  meta=usage(1300, 9, 35, cached=1024)))])(
+    lambda p: p.chat_completion("Where is poetry?", system=STYLE_GUIDE))
 case("chat_plain_string", [ok(generate("chat_plain_string", [text(
     "Crisp leaves drift and fall,\nGolden light on quiet paths,\nThe year exhales slow.\n")],
     meta=usage(7, 21, 312)))])(lambda p: p.generate_text("Write a haiku about autumn."))
@@ -367,7 +377,7 @@ case("tools_malformed_call", [ok(generate("tools_malformed_call", None, finish="
 
 
 def chunks(seed: str, pieces: Sequence[dict[str, Any] | None], *, model: str = "gemini-2.5-flash",
-           last_finish: str = "STOP", prompt: int = 9, thoughts: int | None = None,
+           last_finish: str = "STOP", prompt: int = 9, thoughts: int | None = None, cached: int | None = None,
            **last_fields: Any) -> list[dict[str, Any]]:
     """SSE chunks: one per part (``None``: a chunk without content); usage on every chunk, the
     finish reason on the last, like the real service."""
@@ -376,12 +386,15 @@ def chunks(seed: str, pieces: Sequence[dict[str, Any] | None], *, model: str = "
         last = index == len(pieces) - 1
         parts = [piece] if piece is not None else None
         body = generate(seed, parts, finish=last_finish if last else None, model=model,
-                        meta=usage(prompt, index + 2 if last or index else None, thoughts),
+                        meta=usage(prompt, index + 2 if last or index else None, thoughts, cached),
                         **(last_fields if last else {}))
         out.append(body)
     return out
 
 
+case("stream_cached", [sse(chunks("stream_cached", [text("Maps are"), text(" on shelf 3.")], prompt=1291,
+                                  thoughts=20, cached=1024))])(
+    lambda p: drain(p.stream_chat_completion("Where are maps?", system=STYLE_GUIDE)))
 case("stream_text", [sse(chunks("stream_text", [text("One, two,"), text(" three, four,"), text(" five.")]))])(
     lambda p: drain(p.stream_chat_completion("Count from one to five.")))
 case("stream_thinking", [sse(chunks("stream_thinking", [

@@ -35,6 +35,11 @@ EMPTY_PDF = b"%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n2 0 obj<</Ty
 SYSTEM = "You are a concise geography tutor."
 QUESTION = "What is the capital of France?"
 THINK_QUESTION = "How many times does the letter r appear in strawberry?"
+#: A long, fixed system instruction: Gemini 2.5 caches repeated prompt prefixes of 1024 tokens
+#: and more (implicit caching) and reports them as ``cachedContentTokenCount``.
+STYLE_GUIDE = "You are the support assistant of a bookshop. House rules:\n" + "".join(
+    f"{n}. Rule {n}: answer politely, name the shelf of every book you mention, quote prices in euros "
+    "with two decimals, and never promise a delivery date you cannot check.\n" for n in range(1, 41))
 
 WEATHER = ToolSpec(
     name="get_weather",

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import json
+from decimal import Decimal
 
 import httpx2
 import pytest
-from gemini_inputs import QUESTION, SYSTEM, THINK_QUESTION
+from gemini_inputs import QUESTION, STYLE_GUIDE, SYSTEM, THINK_QUESTION
 from gemini_support import Offline, Runner, cassette, sent_body
 
 from core_gemini_plugin import assistant_message
@@ -162,3 +163,18 @@ def test_one_plain_user_text_goes_as_a_string_and_the_sdk_sends_the_same_body(of
     assert ours.url == theirs.url
     assert json.loads(ours.content) == json.loads(theirs.content) == {
         "contents": [{"parts": [{"text": prompt}], "role": "user"}]}
+
+
+def test_cached_prompt_tokens_and_response_id_are_read_and_billed_at_the_cached_price(run: Runner) -> None:
+    """``usageMetadata.cachedContentTokenCount`` (part of ``promptTokenCount``) and ``responseId``;
+    the catalogue's gemini-2.5-flash prices (models.py: 0.30 / 0.03 / 2.50 USD per million input /
+    cached input / output tokens, thinking billed as output) give the cost."""
+    with cassette("chat_cached") as recorded:
+        response = run("chat_completion", "Where is poetry?", system=STYLE_GUIDE)
+    assert response.response_id == json.loads(recorded.responses[0]["body"]["string"])["responseId"]
+    usage = response.usage
+    assert (usage.prompt_tokens, usage.cached_tokens, usage.completion_tokens, usage.thinking_tokens) == (
+        1300, 1024, 9, 35)
+    # (1300 - 1024) x 0.30 + 1024 x 0.03 + (9 + 35) x 2.50, per million
+    assert usage.cost == Decimal("0.00022352")
+    assert recorded.all_played

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -28,10 +29,11 @@ def test_first_inline_image_and_its_mime_type(run: Runner) -> None:
 
 
 def test_generate_image_keeps_the_text_part(run: Runner) -> None:
-    with cassette("image_basic"):
+    with cassette("image_basic") as recorded:
         image = run("generate_image", FOX, aspect_ratio="1:1")
     assert isinstance(image, ImageResponse)
     assert image.metadata["text"] == "Here is your watercolor fox." and image.usage is not None
+    assert image.response_id == json.loads(recorded.responses[0]["body"]["string"])["responseId"]
 
 
 def test_input_images_follow_the_prompt_in_one_user_turn(run: Runner) -> None:

@@ -194,9 +194,10 @@ def test_usage_model_and_metadata() -> None:
         model_version="gemini-2.5-flash-001")
     result = parse_chat_response(raw, REQUEST)
     assert result.usage.model_dump() == {"prompt_tokens": 3, "completion_tokens": 4, "total_tokens": 12,
-                                         "thinking_tokens": 5, "cost": None}  # priced by the provider
+                                         "thinking_tokens": 5, "cached_tokens": None,
+                                         "cost": None}  # priced by the provider
     assert result.model == "gemini-2.5-flash-001"
-    assert result.metadata["response_id"] == "resp-1"
+    assert result.response_id == "resp-1" and "response_id" not in result.metadata
 
 
 def test_blocked_prompt_and_empty_answer() -> None:

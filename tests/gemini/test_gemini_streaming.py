@@ -6,11 +6,12 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator, Iterator
+from decimal import Decimal
 from typing import Any
 
 import httpx2
 import pytest
-from gemini_inputs import THINK_QUESTION, WEATHER
+from gemini_inputs import STYLE_GUIDE, THINK_QUESTION, WEATHER
 from gemini_support import Delays, Offline, Runner, cassette, sent_body
 from google.genai import types
 
@@ -30,6 +31,15 @@ def kinds(events: list[StreamEvent]) -> list[StreamEventType]:
     return [e.type for e in events]
 
 
+def sent_response_id(recorded: Any, index: int = 0) -> str:
+    """The ``responseId`` of the recorded SSE answer ``index`` (every chunk carries the same)."""
+    text = recorded.responses[index]["body"]["string"]
+    text = text.decode() if isinstance(text, bytes) else text
+    ids = {json.loads(line[6:])["responseId"] for line in text.splitlines() if line.startswith("data: ")}
+    assert len(ids) == 1
+    return ids.pop()
+
+
 def test_text_stream(run: Runner) -> None:
     with cassette("stream_text") as recorded:
         events = run.stream("Count from one to five.")
@@ -43,7 +53,8 @@ def test_text_stream(run: Runner) -> None:
     assert meta.raw_usage is not None and meta.raw_usage["total_token_count"] == 13
     assert meta.time_to_first_token_ms is not None and meta.total_time_ms is not None
     assert meta.total_time_ms >= meta.time_to_first_token_ms
-    assert meta.trace_id and meta.model == "gemini-2.5-flash" and meta.provider == "gemini"
+    assert meta.response_id == sent_response_id(recorded)
+    assert meta.model == "gemini-2.5-flash" and meta.provider == "gemini"
 
 
 @pytest.mark.parametrize(("context", "thinking", "response"), [
@@ -209,3 +220,13 @@ def test_parser_feeds_each_chunk_and_reports_the_last_usage() -> None:
     meta = parser.finish()
     assert (meta.input_tokens, meta.output_tokens, meta.thinking_tokens) == (5, 2, 1)
     assert meta.extra["gemini_parts"] == [{"text": "hm", "thought": True}, {"text": "Hello"}]
+
+
+def test_stream_metadata_carries_cached_tokens_response_id_and_their_cost(run: Runner) -> None:
+    with cassette("stream_cached") as recorded:
+        events = run.stream("Where are maps?", system=STYLE_GUIDE)
+    meta = events[-2].metadata
+    assert meta is not None and meta.response_id == sent_response_id(recorded)
+    assert (meta.input_tokens, meta.cached_tokens, meta.output_tokens, meta.thinking_tokens) == (1291, 1024, 3, 20)
+    # (1291 - 1024) x 0.30 + 1024 x 0.03 + (3 + 20) x 2.50 USD per million (gemini-2.5-flash in models.py)
+    assert meta.cost == Decimal("0.00016832")

@@ -97,6 +97,7 @@ def test_usage_is_the_parsed_usage_of_the_response(recorder: Any) -> None:
             "completion_tokens": 7,
             "total_tokens": 21,
             "thinking_tokens": 3,
+            "cached_tokens": None,  # not reported
             "cost": None,  # the fake model has no prices
         }
     )

@@ -161,6 +161,27 @@ def complete_default(p: Any) -> Any:
     return p.complete("Say hello in French.")
 
 
+#: A long, fixed system prompt: OpenAI caches prompt prefixes of 1024 tokens and more, so the
+#: second call with it reports ``input_tokens_details.cached_tokens`` (in steps of 128 tokens).
+STYLE_GUIDE = "You are the support assistant of a bookshop. House rules:\n" + "".join(
+    f"{n}. Rule {n}: answer politely, name the shelf of every book you mention, quote prices in euros "
+    "with two decimals, and never promise a delivery date you cannot check.\n" for n in range(1, 41))
+
+
+@scenario("chat_cached", ok(Answer([Think([]), Msg(["Poetry is on shelf 12."])],
+                                   usage(1290, 30, reasoning=22, cached=1152), seed="chat_cached")))
+def chat_cached(p: Any) -> Any:
+    return p.chat_completion([{"role": "system", "content": STYLE_GUIDE},
+                              {"role": "user", "content": "Where is poetry?"}], model="gpt-5.4-mini")
+
+
+@scenario("stream_cached", sse(Answer([Think([]), Msg(["Maps are ", "on shelf 3."])],
+                                      usage(1291, 28, reasoning=20, cached=1152), seed="stream_cached")))
+def stream_cached(p: Any) -> Any:
+    return p.stream_chat_completion([{"role": "system", "content": STYLE_GUIDE},
+                                     {"role": "user", "content": "Where are maps?"}], model="gpt-5.4-mini")
+
+
 @scenario("chat_incomplete", ok(Answer([Msg(["The sea, a restless mirror of the sky,\nIt"])], usage(15, 16),
                                        status="incomplete", incomplete_reason="max_output_tokens",
                                        seed="chat_incomplete")))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 import pytest
 from openai_scenarios import CAPITAL
 
@@ -19,7 +21,9 @@ async def test_chat_sends_instructions_store_false_and_temperature_zero(player):
     assert response.usage.prompt_tokens == 26 and response.usage.completion_tokens == 8
     assert response.usage.total_tokens == 34 and response.usage.thinking_tokens == 0
     assert response.thinking is None and response.tool_calls is None
-    assert response.metadata["response_id"].startswith("resp_")
+    assert response.response_id == player.answered()["id"] and response.response_id.startswith("resp_")
+    assert "response_id" not in response.metadata  # the typed field holds it
+    assert response.usage.cached_tokens == 0  # input_tokens_details.cached_tokens, as the API reports it
     # the recorded request (matched on its JSON body) is the one mapped by the single mapper
     assert sent == {
         "model": "gpt-4.1",
@@ -106,3 +110,17 @@ async def test_thinking_on_a_model_without_reasoning_is_refused(player, no_netwo
     with pytest.raises(UnsupportedFeatureError, match=r"gpt-4\.1.*thinking"):
         await player.invoke(lambda p: p.chat_completion(CAPITAL, model="gpt-4.1", thinking=True))
     assert no_network == []
+
+
+async def test_cached_prompt_tokens_are_counted_and_billed_at_the_cached_price(player):
+    """A repeated long prompt: ``input_tokens_details.cached_tokens`` is read, and the catalogue's
+    cached-input price of gpt-5.4-mini bills those tokens (models.py: 0.75 / 0.075 / 4.50 USD per
+    million input / cached input / output tokens; reasoning billed as output)."""
+    response = await player.play("chat_cached")
+    answered = player.answered()
+    assert response.response_id == answered["id"]
+    usage = response.usage
+    assert (usage.prompt_tokens, usage.cached_tokens, usage.completion_tokens, usage.thinking_tokens) == (
+        1290, 1152, 8, 22)
+    # (1290 - 1152) x 0.75 + 1152 x 0.075 + (8 + 22) x 4.50, per million
+    assert usage.cost == Decimal("0.0003249")

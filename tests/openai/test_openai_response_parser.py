@@ -66,7 +66,8 @@ def test_usage_without_details_has_no_thinking_tokens():
     parsed = parse_response(response([message(text("x"))], usage={"input_tokens": 3, "output_tokens": 2,
                                                                   "total_tokens": 5}), REQUEST)
     assert parsed.usage.model_dump() == {"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5,
-                                         "thinking_tokens": None, "cost": None}  # priced by the provider
+                                         "thinking_tokens": None, "cached_tokens": None,
+                                         "cost": None}  # priced by the provider
 
 
 def test_a_failed_response_raises_its_error():

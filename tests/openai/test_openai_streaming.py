@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 import pytest
 from openai.types.responses import ResponseStreamEvent
 from pydantic import TypeAdapter
@@ -32,7 +34,8 @@ async def test_text_deltas_become_response_tokens_then_metadata_then_end(player)
     meta = events[-2].metadata
     assert meta.input_tokens == 14 and meta.output_tokens == 12 and meta.thinking_tokens == 0
     assert meta.stop_reason == "stop" and meta.model == "gpt-4.1-2025-04-14" and meta.provider == "openai"
-    assert meta.trace_id.startswith("resp_") and meta.raw_usage["total_tokens"] == 26
+    assert meta.response_id == player.stream_events()[-1]["response"]["id"] and meta.response_id.startswith("resp_")
+    assert meta.cached_tokens == 0 and meta.raw_usage["total_tokens"] == 26  # cached_tokens: 0 is reported, not None
     assert meta.time_to_first_token_ms is not None and meta.total_time_ms >= meta.time_to_first_token_ms
     sent = player.sent()
     assert sent["stream"] is True and sent["store"] is False
@@ -179,3 +182,13 @@ def test_unknown_events_are_ignored():
     assert p.feed(event("response.queued", 0, response={
         "id": "resp_1", "object": "response", "created_at": 1, "model": "m", "status": "queued", "output": [],
         "parallel_tool_calls": True, "tool_choice": "auto", "tools": []})) == ()
+
+
+async def test_stream_metadata_carries_cached_tokens_response_id_and_their_cost(player):
+    events = await player.play("stream_cached")
+    meta = events[-2].metadata
+    assert meta.response_id == player.stream_events()[-1]["response"]["id"]
+    assert (meta.input_tokens, meta.cached_tokens, meta.output_tokens, meta.thinking_tokens) == (1291, 1152, 8, 20)
+    # (1291 - 1152) x 0.75 + 1152 x 0.075 + (8 + 20) x 4.50 USD per million (gpt-5.4-mini in models.py)
+    assert meta.cost == Decimal("0.00031665")
+    assert meta.usage.cached_tokens == 1152 and meta.usage.cost == meta.cost

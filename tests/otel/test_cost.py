@@ -12,7 +12,9 @@ from core_gemini_plugin.models import MODELS as GEMINI_MODELS
 from core_openai_plugin.models import MODELS as OPENAI_MODELS
 from llm_core.errors import ConfigurationError
 from llm_core.features import Feature
+from llm_core.hooks import hookimpl
 from llm_core.pricing import Prices, effective_prices
+from llm_core.registry import Registry
 from llm_core.responses import Usage
 from llm_core.specs import ModelInfo
 from llm_core.streaming import StreamEventType
@@ -30,6 +32,20 @@ def test_prices_cost_counts_each_kind_of_token() -> None:
     usage = Usage(prompt_tokens=1_000_000, completion_tokens=500_000, thinking_tokens=250_000)
     assert PRICED.cost(usage) == Decimal("1.00") + Decimal("2.00") + Decimal("1.00")  # thinking at output
     assert Prices.of(input="1", output="4", reasoning="8").cost(usage) == Decimal(1) + Decimal(2) + Decimal(2)
+
+
+def test_cached_prompt_tokens_are_billed_at_the_cached_input_price() -> None:
+    usage = Usage(prompt_tokens=1_000_000, cached_tokens=400_000, completion_tokens=100_000)
+    with_cache = Prices.of(input="2", cached_input="0.5", output="8")
+    # 600k uncached x 2 + 400k cached x 0.5 + 100k x 8, per million
+    assert with_cache.cost(usage) == Decimal("1.2") + Decimal("0.2") + Decimal("0.8")
+    # no cached-input price: cached tokens cost input (an upper bound, never an unknown)
+    assert Prices.of(input="2", output="8").cost(usage) == Decimal("2.0") + Decimal("0.8")
+    # every prompt token cached: no input price is needed
+    assert Prices.of(cached_input="0.5", output="8").cost(Usage(prompt_tokens=10, cached_tokens=10)) == Decimal(
+        "0.000005"
+    )
+    assert Prices.of(output="8").cost(Usage(prompt_tokens=10, cached_tokens=10)) is None
 
 
 def test_unknown_price_or_no_counts_is_unknown_cost_not_zero() -> None:
@@ -107,3 +123,60 @@ def test_catalogue_prices_name_their_source_and_date(models: tuple[ModelInfo, ..
         assert info.prices is not None and "2026-12-01" in info.prices.source
         assert info.prices.input is not None and info.prices.output is not None
         assert info.supports(Feature.CHAT)
+
+
+CACHED_PRICES = Prices.of("test", input="1.00", cached_input="0.10", output="4.00")
+
+
+def test_conversation_totals_sum_cached_tokens_and_cost() -> None:
+    spec = fake_spec(models=[ModelInfo("priced", ALL_FEATURES, prices=CACHED_PRICES)])
+    fake = FakeProvider(spec=spec, model="priced")
+    fake.script(
+        FakeReply(content="one", usage=Usage(prompt_tokens=1000, completion_tokens=10)),
+        FakeReply(content="two", usage=Usage(prompt_tokens=2000, completion_tokens=10, cached_tokens=1000)),
+    )
+    chat = fake.conversation()
+    chat.send("first")
+    chat.send("second")
+    assert chat.usage.prompt_tokens == 3000 and chat.usage.cached_tokens == 1000
+    # turn 1: 1000 x 1 + 10 x 4; turn 2: 1000 x 1 + 1000 x 0.10 + 10 x 4 (per million)
+    assert chat.usage.cost == Decimal("0.00104") + Decimal("0.00114")
+
+
+def test_streamed_conversation_turns_keep_cached_tokens_and_response_id() -> None:
+    spec = fake_spec(models=[ModelInfo("priced", ALL_FEATURES, prices=CACHED_PRICES)])
+    fake = FakeProvider(spec=spec, model="priced")
+    fake.script(FakeReply(content="a b", usage=Usage(prompt_tokens=2000, cached_tokens=1500), response_id="r-1"))
+    chat = fake.conversation()
+    events = list(chat.stream("hello"))
+    meta = next(e.metadata for e in events if e.type is StreamEventType.METADATA)
+    assert meta is not None and meta.response_id == "r-1" and meta.cached_tokens == 1500
+    assert chat.usage.cached_tokens == 1500
+    assert chat.usage.cost == Decimal("0.0005") + Decimal("0.00015")  # 500 x 1 + 1500 x 0.10 per million
+
+
+class _Events:
+    def __init__(self) -> None:
+        self.seen: list[dict[str, object]] = []
+
+    @hookimpl
+    def llm_core_after_response(self, event: dict[str, object]) -> None:
+        self.seen.append(event)
+
+
+@pytest.mark.parametrize("streamed", [False, True], ids=["call", "stream"])
+def test_after_response_events_carry_response_id_and_cached_tokens(streamed: bool) -> None:
+    registry, events = Registry(), _Events()
+    registry.add_observer(events)
+    spec = fake_spec(models=[ModelInfo("priced", ALL_FEATURES, prices=CACHED_PRICES)])
+    fake = FakeProvider(spec=spec, model="priced")
+    fake.script(FakeReply(content="a b", usage=Usage(prompt_tokens=2000, cached_tokens=1500), response_id="r-7"))
+    if streamed:
+        list(fake.stream_chat_completion("hello"))
+    else:
+        fake.chat_completion("hello")
+    (event,) = events.seen
+    assert event["response_id"] == "r-7"
+    usage = event["usage"]
+    assert isinstance(usage, dict) and usage["cached_tokens"] == 1500
+    assert usage["cost"] == Decimal("0.0005") + Decimal("0.00015")

@@ -229,6 +229,7 @@ class CallExecution(ProviderSettings):
                 usage=usage.model_dump() if usage is not None and hasattr(usage, "model_dump") else None,
                 latency_ms=(time.perf_counter() - call.started) * 1000,
                 response_model=getattr(result, "model", None),
+                response_id=getattr(result, "response_id", None),
                 finish_reason=getattr(result, "finish_reason", None) or getattr(result, "stop_reason", None),
                 abandoned=abandoned,
             ),

@@ -42,9 +42,10 @@ class LLMCoreSpecs:
         """A provider call succeeded.
 
         ``event``: ``provider``, ``model``, ``operation``, ``usage`` (or None), ``latency_ms``,
-        ``attempts``, ``call_id``, ``response_model`` and ``finish_reason`` (when known; ``usage``
-        includes ``cost``), ``abandoned`` (a stream the caller stopped before its end: no usage),
-        and ``fallback_from`` when a router moved past failed providers.
+        ``attempts``, ``call_id``, ``response_model``, ``response_id`` (the provider's id of the
+        answer) and ``finish_reason`` (when known; ``usage`` includes ``cached_tokens`` and
+        ``cost``), ``abandoned`` (a stream the caller stopped before its end: no usage), and
+        ``fallback_from`` when a router moved past failed providers.
         """
 
     @hookspec

@@ -46,11 +46,17 @@ class Prices:
         return cls(**{name: _decimal(name, value) for name, value in prices.items()}, source=source)
 
     def cost(self, usage: Usage, images: int = 0) -> Decimal | None:
-        """What ``usage`` (and ``images`` generated images) cost; ``None`` if a price it needs is unknown."""
+        """What ``usage`` (and ``images`` generated images) cost; ``None`` if a price it needs is unknown.
+
+        The prompt's cached tokens (``usage.cached_tokens``, part of ``prompt_tokens``) are billed
+        at ``cached_input``, the rest of the prompt at ``input``.
+        """
         total = Decimal(0)
         thinking = usage.thinking_tokens or 0
+        cached = min(usage.cached_tokens or 0, usage.prompt_tokens)
         for count, price in (
-            (usage.prompt_tokens, self.input),
+            (usage.prompt_tokens - cached, self.input),
+            (cached, self.cached_input if self.cached_input is not None else self.input),
             (usage.completion_tokens, self.output),
             (thinking, self.reasoning if self.reasoning is not None else self.output),
         ):

@@ -23,7 +23,9 @@ FINISH_TOOL_CALLS = "tool_calls"
 
 
 class Usage(BaseModel):
-    """Token counts. ``thinking_tokens`` counts reasoning/thought tokens where reported.
+    """Token counts. ``thinking_tokens`` counts reasoning/thought tokens where reported;
+    ``cached_tokens`` the prompt tokens served from the provider's cache (part of
+    ``prompt_tokens``; ``None`` when the provider did not say).
 
     ``cost`` is what the call cost in US dollars at the model's list prices (see
     docs/observability.md), ``None`` when a price or a count it needs is unknown.
@@ -35,6 +37,7 @@ class Usage(BaseModel):
     completion_tokens: int = 0
     total_tokens: int = 0
     thinking_tokens: int | None = None
+    cached_tokens: int | None = None
     cost: Decimal | None = None
 
     def model_post_init(self, context: Any, /) -> None:
@@ -49,12 +52,14 @@ class Usage(BaseModel):
 
 
 class CompletionResponse(BaseModel):
-    """The result of a chat or completion call."""
+    """The result of a chat or completion call. ``response_id`` is the provider's id of the
+    answer (OpenAI ``resp_…``, Gemini ``responseId``), for support requests and log lookups."""
 
     content: str
     model: str
     provider: str
     usage: Usage = Field(default_factory=Usage)
+    response_id: str | None = None
     finish_reason: str = FINISH_STOP
     tool_calls: list[ToolCall] | None = None
     thinking: str | None = None
@@ -122,7 +127,8 @@ class EmbeddingResponse(BaseModel):
 
 
 class ImageResponse(BaseModel):
-    """A generated image. In JSON, ``data`` is base64 text."""
+    """A generated image. In JSON, ``data`` is base64 text; ``response_id`` is the provider's id
+    of the answer where it sends one (Gemini's image models)."""
 
     model_config = ConfigDict(ser_json_bytes="base64", val_json_bytes="base64")
 
@@ -132,6 +138,7 @@ class ImageResponse(BaseModel):
     provider: str
     revised_prompt: str | None = None
     usage: Usage | None = None
+    response_id: str | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
 
     def __repr__(self) -> str:

@@ -14,7 +14,6 @@ from typing import Any, Protocol
 
 from llm_core.execution import CallExecution, CallTrace
 from llm_core.requests import ChatRequest
-from llm_core.responses import Usage
 from llm_core.streaming import StreamEvent, StreamEventType, StreamMetadata
 
 
@@ -130,12 +129,7 @@ class StreamDriver(CallExecution):
     def _finished(self, call: CallTrace, parser: StreamParser, request: ChatRequest, clock: _Clock) -> StreamEvent:
         """The METADATA event (usage, timings); observers hear of the success."""
         meta = parser.finish()
-        usage = Usage(
-            prompt_tokens=meta.input_tokens or 0,
-            completion_tokens=meta.output_tokens or 0,
-            thinking_tokens=meta.thinking_tokens,
-            cost=meta.cost,
-        )
+        usage = meta.usage
         priced = request.model or meta.model  # the requested model, as in _costed
         prices = self.prices(priced) if priced and usage.cost is None else None
         if prices is not None:

@@ -11,6 +11,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from llm_core.errors import LLMError
+from llm_core.responses import Usage
 from llm_core.tools import ToolCall
 
 
@@ -51,11 +52,17 @@ class TokenType(StrEnum):
 
 
 class StreamMetadata(BaseModel):
+    """What a stream's METADATA event carries: its counts (as :class:`~llm_core.responses.Usage`
+    names them: ``input_tokens`` is ``prompt_tokens``, ``output_tokens`` ``completion_tokens``),
+    timings, stop reason and the provider's ``response_id``."""
+
     model_config = ConfigDict(frozen=True)
 
     input_tokens: int | None = None
     output_tokens: int | None = None
     thinking_tokens: int | None = None
+    #: Prompt tokens served from the provider's cache (part of ``input_tokens``).
+    cached_tokens: int | None = None
     #: US dollars at list prices, as :attr:`llm_core.responses.Usage.cost`.
     cost: Decimal | None = None
     time_to_first_token_ms: float | None = None
@@ -63,10 +70,22 @@ class StreamMetadata(BaseModel):
     stop_reason: str | None = None
     model: str | None = None
     provider: str | None = None
-    trace_id: str | None = None
+    #: The provider's id of the answer (OpenAI ``resp_…``, Gemini ``responseId``).
+    response_id: str | None = None
     raw_usage: dict[str, Any] | None = None
     tool_calls: list[ToolCall] | None = None
     extra: dict[str, Any] = Field(default_factory=dict)
+
+    @property
+    def usage(self) -> Usage:
+        """The counts and cost as a :class:`~llm_core.responses.Usage` (missing counts are 0)."""
+        return Usage(
+            prompt_tokens=self.input_tokens or 0,
+            completion_tokens=self.output_tokens or 0,
+            thinking_tokens=self.thinking_tokens,
+            cached_tokens=self.cached_tokens,
+            cost=self.cost,
+        )
 
 
 class StreamEvent(BaseModel):

@@ -91,9 +91,7 @@ def needed_features(messages: Iterable[ChatMessage], *, tools: bool, options: Ma
 
 
 def add_usage(total: Usage, more: Usage) -> Usage:
-    thinking = None
-    if total.thinking_tokens is not None or more.thinking_tokens is not None:
-        thinking = (total.thinking_tokens or 0) + (more.thinking_tokens or 0)
+    thinking = _sum_reported(total.thinking_tokens, more.thinking_tokens)
     # a conversation's cost is known while every turn's is (the first turn starts from an empty Usage)
     empty = not (total.prompt_tokens or total.completion_tokens or total.total_tokens)
     cost = more.cost
@@ -104,25 +102,26 @@ def add_usage(total: Usage, more: Usage) -> Usage:
         completion_tokens=total.completion_tokens + more.completion_tokens,
         total_tokens=total.total_tokens + more.total_tokens,
         thinking_tokens=thinking,
+        cached_tokens=_sum_reported(total.cached_tokens, more.cached_tokens),
         cost=cost,
     )
+
+
+def _sum_reported(a: int | None, b: int | None) -> int | None:
+    """The sum of two optional counts; ``None`` while neither turn reported one."""
+    return None if a is None and b is None else (a or 0) + (b or 0)
 
 
 def streamed_response(text: str, thinking: str, meta: StreamMetadata, provider: str) -> CompletionResponse:
     """The response a streamed model turn amounts to (text and thinking joined from its
     tokens; usage, stop reason, tool calls and replay data from its METADATA)."""
-    usage = Usage(
-        prompt_tokens=meta.input_tokens or 0,
-        completion_tokens=meta.output_tokens or 0,
-        thinking_tokens=meta.thinking_tokens,
-        cost=meta.cost,
-    )
     return CompletionResponse(
         content=text,
         thinking=thinking or None,
         model=meta.model or "",
         provider=meta.provider or provider,
-        usage=usage,
+        usage=meta.usage,
+        response_id=meta.response_id,
         finish_reason=meta.stop_reason or ("tool_calls" if meta.tool_calls else "stop"),
         tool_calls=meta.tool_calls,
         metadata=dict(meta.extra),

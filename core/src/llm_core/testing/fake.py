@@ -71,6 +71,7 @@ class FakeReply:
     answers: dict[str, DecisionAnswer] | None = None
     delay: float = 0.0
     metadata: dict[str, Any] = field(default_factory=dict)
+    response_id: str | None = None
 
     @classmethod
     def calling(cls, *calls: ToolCall | tuple[str, dict[str, Any]], **fields: Any) -> FakeReply:
@@ -197,6 +198,7 @@ class FakeProvider(
             tool_calls=raw.tool_calls,
             thinking=raw.thinking,
             metadata=dict(raw.metadata),
+            response_id=raw.response_id,
         )
 
     def _send_list_models(self) -> list[str]:
@@ -353,6 +355,8 @@ class _FakeStreamParser:
             input_tokens=usage.prompt_tokens,
             output_tokens=usage.completion_tokens,
             thinking_tokens=usage.thinking_tokens,
+            cached_tokens=usage.cached_tokens,
+            response_id=reply.response_id if reply else None,
             stop_reason=(reply.finish_reason if reply and reply.finish_reason else "stop"),
             raw_usage=usage.model_dump(),
             tool_calls=reply.tool_calls if reply else None,

@@ -18,26 +18,29 @@ from llm_core.specs import ModelInfo
 
 #: Where the list prices come from. Read on 2026-12-01 from third-party copies of Google's
 #: pricing page (ai.google.dev/gemini-api/docs/pricing; no network here to read it first-hand):
-#: standard paid tier, prompts up to 200k tokens, USD per million tokens; thinking tokens are
-#: billed as output. Models without a figure we could read carry no prices (cost unknown).
+#: standard paid tier, prompts up to 200k tokens, USD per million tokens (input, cached input,
+#: output); thinking tokens are billed as output. Cached input is the context-caching price (the
+#: cache's hourly storage is not a per-call cost); where no copy quoted one it is unset, and
+#: cached tokens are then priced as input (an upper bound). Models without a figure we could
+#: read carry no prices (cost unknown).
 PRICE_SOURCE = "ai.google.dev/gemini-api/docs/pricing as quoted by third parties, read 2026-12-01 (unverified)"
 
-_PRICES = {
-    "gemini-2.5-flash": ("0.30", "2.50"),
-    "gemini-2.5-pro": ("1.25", "10.00"),
-    "gemini-2.5-flash-lite": ("0.10", "0.40"),
-    "gemini-3-flash-preview": ("0.50", "3.00"),
-    "gemini-3.1-pro-preview": ("2.00", "12.00"),
-    "gemini-3.1-flash-lite": ("0.25", "1.50"),
-    "gemini-3.5-flash": ("1.50", "9.00"),
+_PRICES: dict[str, tuple[str, str | None, str]] = {
+    "gemini-2.5-flash": ("0.30", "0.03", "2.50"),
+    "gemini-2.5-pro": ("1.25", "0.125", "10.00"),
+    "gemini-2.5-flash-lite": ("0.10", None, "0.40"),
+    "gemini-3-flash-preview": ("0.50", "0.05", "3.00"),
+    "gemini-3.1-pro-preview": ("2.00", None, "12.00"),
+    "gemini-3.1-flash-lite": ("0.25", None, "1.50"),
+    "gemini-3.5-flash": ("1.50", "0.15", "9.00"),
 }
 
 
 def _prices(model_id: str) -> Prices | None:
     if model_id not in _PRICES:
         return None
-    input_, output = _PRICES[model_id]
-    return Prices.of(PRICE_SOURCE, input=input_, output=output)
+    input_, cached, output = _PRICES[model_id]
+    return Prices.of(PRICE_SOURCE, input=input_, cached_input=cached, output=output)
 
 
 TEXT_FEATURES = frozenset(

@@ -87,7 +87,9 @@ def _finish_from_name(name: str | None, has_tool_calls: bool) -> str:
 
 
 def usage_from(metadata: types.GenerateContentResponseUsageMetadata | None) -> Usage:
-    """A response's ``usage_metadata`` as :class:`Usage` (zeros when it has none)."""
+    """A response's ``usage_metadata`` as :class:`Usage` (zeros when it has none).
+    ``cached_content_token_count`` (context caching, implicit or explicit) is part of
+    ``prompt_token_count``, as Gemini reports it."""
     if metadata is None:
         return Usage()
     return Usage(
@@ -95,6 +97,7 @@ def usage_from(metadata: types.GenerateContentResponseUsageMetadata | None) -> U
         completion_tokens=metadata.candidates_token_count or 0,
         total_tokens=metadata.total_token_count or 0,
         thinking_tokens=metadata.thoughts_token_count,
+        cached_tokens=metadata.cached_content_token_count,
     )
 
 
@@ -259,7 +262,6 @@ def parse_chat_response(raw: types.GenerateContentResponse, request: ChatRequest
     for part in parts:
         log.add(part)
     metadata: dict[str, Any] = {
-        "response_id": raw.response_id,
         "model_version": raw.model_version,
         "finish_reason": reason,
         **log.replay_metadata(),
@@ -275,6 +277,7 @@ def parse_chat_response(raw: types.GenerateContentResponse, request: ChatRequest
         model=raw.model_version or request.model,
         provider=PROVIDER,
         usage=usage_from(raw.usage_metadata),
+        response_id=raw.response_id,
         finish_reason=_finish_from_name(reason, tool_calls is not None),
         tool_calls=tool_calls,
         metadata=metadata,
@@ -336,7 +339,8 @@ def parse_image_response(raw: types.GenerateContentResponse, request: ImageReque
             model=raw.model_version or request.model,
             provider=PROVIDER,
             usage=usage_from(raw.usage_metadata),
-            metadata={"text": text or None, "response_id": raw.response_id},
+            response_id=raw.response_id,
+            metadata={"text": text or None},
         )
     reason = enum_name(raw.candidates[0].finish_reason) if raw.candidates else None
     text = "".join(t for t, thought in text_parts(parts) if not thought)

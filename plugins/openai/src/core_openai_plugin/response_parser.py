@@ -53,19 +53,30 @@ def usage_from(usage: Any) -> Usage:
     """OpenAI usage → :class:`Usage` (Responses, Chat Completions and compatible servers).
 
     ``completion_tokens`` counts visible output only: OpenAI's ``output_tokens`` include the
-    reasoning tokens, which go to ``thinking_tokens``.
+    reasoning tokens, which go to ``thinking_tokens``. ``cached_tokens`` is
+    ``input_tokens_details.cached_tokens`` (``prompt_tokens_details`` on Chat Completions), part
+    of the input count as OpenAI reports it.
     """
     if usage is None:
         return Usage()
     prompt = int(getattr(usage, "input_tokens", None) or getattr(usage, "prompt_tokens", 0) or 0)
     output = int(getattr(usage, "output_tokens", 0) or 0)
-    details = getattr(usage, "output_tokens_details", None)
-    reasoning = getattr(details, "reasoning_tokens", None) if details is not None else None
-    thinking = int(reasoning) if reasoning is not None else None
+    thinking = _detail(getattr(usage, "output_tokens_details", None), "reasoning_tokens")
+    inputs = getattr(usage, "input_tokens_details", None) or getattr(usage, "prompt_tokens_details", None)
     total = int(getattr(usage, "total_tokens", 0) or 0) or prompt + output
     return Usage(
-        prompt_tokens=prompt, completion_tokens=output - (thinking or 0), total_tokens=total, thinking_tokens=thinking
+        prompt_tokens=prompt,
+        completion_tokens=output - (thinking or 0),
+        total_tokens=total,
+        thinking_tokens=thinking,
+        cached_tokens=_detail(inputs, "cached_tokens"),
     )
+
+
+def _detail(details: Any, name: str) -> int | None:
+    """A count of a usage details object, ``None`` when it is not reported."""
+    value = getattr(details, name, None) if details is not None else None
+    return int(value) if value is not None else None
 
 
 def _not_json(constant: str) -> Any:
@@ -286,7 +297,7 @@ def parse_response(raw: Response, request: ChatRequest) -> CompletionResponse:
         refused=refused,
     )
     usage = getattr(raw, "usage", None)
-    metadata: dict[str, Any] = {"response_id": getattr(raw, "id", None), "status": status, **output.metadata()}
+    metadata: dict[str, Any] = {"status": status, **output.metadata()}
     if usage is not None:
         metadata["raw_usage"] = dump(usage)
     return CompletionResponse(
@@ -294,6 +305,7 @@ def parse_response(raw: Response, request: ChatRequest) -> CompletionResponse:
         model=model,
         provider=PROVIDER,
         usage=usage_from(usage),
+        response_id=getattr(raw, "id", None),
         finish_reason=reason,
         tool_calls=output.calls or None,
         thinking="\n\n".join(output.thinking) or None,

@@ -183,7 +183,7 @@ class ResponsesStreamParser:
         usage = usage_from(getattr(final, "usage", None))
         incomplete = getattr(final, "incomplete_details", None)
         refused = bool(self._refusal) and not self._text
-        extra: dict[str, Any] = {"response_id": getattr(final, "id", None)}
+        extra: dict[str, Any] = {}
         if self._reasoning:
             extra[REASONING_ITEMS] = self._reasoning
         if self._refusal:
@@ -197,6 +197,7 @@ class ResponsesStreamParser:
             input_tokens=usage.prompt_tokens if raw_usage else None,
             output_tokens=usage.completion_tokens if raw_usage else None,
             thinking_tokens=usage.thinking_tokens,
+            cached_tokens=usage.cached_tokens,
             stop_reason=finish_reason(
                 status,
                 getattr(incomplete, "reason", None),
@@ -204,7 +205,7 @@ class ResponsesStreamParser:
                 refused=refused,
             ),
             model=getattr(final, "model", None) or self._model,
-            trace_id=getattr(final, "id", None),
+            response_id=getattr(final, "id", None),
             raw_usage=raw_usage,
             tool_calls=calls or None,
             extra=extra,
