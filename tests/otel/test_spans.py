@@ -213,3 +213,38 @@ def test_threaded_calls_nest_under_the_thread_span(registry: Registry, telemetry
     calls = [s for s in spans if s.name.startswith("chat")]
     assert len(apps) == len(calls) == 4
     assert sorted(c.parent.span_id for c in calls) == sorted(apps)
+
+
+CACHED = Usage(prompt_tokens=2048, completion_tokens=10, cached_tokens=1024)
+CACHE_PRICES = Prices.of(input="1", cached_input="0.1", output="2")
+
+
+@pytest.mark.parametrize("how", ["call", "acall", "stream", "astream"])
+def test_response_id_cached_tokens_and_cost_are_span_attributes(
+    registry: Registry, telemetry: Telemetry, how: str
+) -> None:
+    """``gen_ai.response.id`` and ``gen_ai.usage.cache_read.input_tokens`` (GenAI semconv v1.40+,
+    included in ``gen_ai.usage.input_tokens``), the cost at the cached-input price."""
+    del registry
+    spec = fake_spec(models=[ModelInfo("fake-model", ALL_FEATURES, prices=CACHE_PRICES)])
+    provider = FakeProvider(spec=spec, replies=[FakeReply(content="a b", usage=CACHED, response_id="resp_42")])
+
+    async def astream() -> None:
+        async for _ in provider.aio.stream_chat_completion("hi"):
+            pass
+
+    if how == "call":
+        provider.chat_completion("hi")
+    elif how == "acall":
+        asyncio.run(provider.aio.chat_completion("hi"))
+    elif how == "stream":
+        list(provider.stream_chat_completion("hi"))
+    else:
+        asyncio.run(astream())
+    attributes = only(telemetry).attributes
+    assert attributes["gen_ai.response.id"] == "resp_42"
+    assert attributes["gen_ai.usage.input_tokens"] == 2048
+    assert attributes["gen_ai.usage.cache_read.input_tokens"] == 1024
+    # 1024 uncached x 1 + 1024 cached x 0.1 + 10 x 2 USD per million
+    assert attributes[COST_ATTRIBUTE] == str(Decimal("0.0011464"))
+

@@ -112,6 +112,8 @@ class OtelObserver:
             metric_attributes["gen_ai.response.model"] = event["response_model"]
         if event.get("finish_reason"):
             span.set_attribute("gen_ai.response.finish_reasons", [event["finish_reason"]])
+        if event.get("response_id"):
+            span.set_attribute("gen_ai.response.id", event["response_id"])
         usage = event.get("usage") or {}
         # the conventions' output count is the billable output: answer plus reasoning tokens
         output = (usage.get("completion_tokens") or 0) + (usage.get("thinking_tokens") or 0)
@@ -124,6 +126,8 @@ class OtelObserver:
                 self._tokens.record(count, {**metric_attributes, "gen_ai.token.type": kind})
         if usage.get("thinking_tokens") is not None:
             span.set_attribute("gen_ai.usage.reasoning.output_tokens", usage["thinking_tokens"])
+        if usage.get("cached_tokens") is not None:  # part of input_tokens, as the conventions say
+            span.set_attribute("gen_ai.usage.cache_read.input_tokens", usage["cached_tokens"])
         if usage.get("cost") is not None:
             span.set_attribute(COST_ATTRIBUTE, str(usage["cost"]))
         if event.get("abandoned"):
