@@ -12,7 +12,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from llm_core import observers
+from llm_core import observer_scopes, observers
 from llm_core.config import redact_exception
 from llm_core.errors import LLMError, ProviderError
 from llm_core.settings import ProviderSettings
@@ -38,6 +38,8 @@ class CallTrace:
     parameters: dict[str, Any] = field(default_factory=dict)
     #: Whether observers heard of the answer (a stream closed after its METADATA is not abandoned).
     done: bool = False
+    #: The request object, handed to observers by reference (never copied or serialised here).
+    request: Any = None
 
 
 class CallExecution(ProviderSettings):
@@ -64,7 +66,7 @@ class CallExecution(ProviderSettings):
             return CallTrace(operation, model)
         features = observers.request_features(operation, request)
         parameters = {name: getattr(request, name) for name in _PARAMETERS if getattr(request, name, None) is not None}
-        return CallTrace(operation, model, features, observers.next_call_id(), parameters=parameters)
+        return CallTrace(operation, model, features, observers.next_call_id(), parameters=parameters, request=request)
 
     # -- the one path of a call ---------------------------------------------------------------
 
@@ -214,7 +216,13 @@ class CallExecution(ProviderSettings):
             observers.emit(
                 "llm_core_before_request",
                 self._event(
-                    call, attempt=call.attempts, features=call.features, base_url=self.base_url, **call.parameters
+                    call,
+                    attempt=call.attempts,
+                    features=call.features,
+                    base_url=self.base_url,
+                    parent_id=observer_scopes.current(),
+                    request=call.request,
+                    **call.parameters,
                 ),
             )
 
@@ -232,5 +240,6 @@ class CallExecution(ProviderSettings):
                 response_id=getattr(result, "response_id", None),
                 finish_reason=getattr(result, "finish_reason", None) or getattr(result, "stop_reason", None),
                 abandoned=abandoned,
+                response=result,
             ),
         )

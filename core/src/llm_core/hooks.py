@@ -31,8 +31,11 @@ class LLMCoreSpecs:
         """A provider call is about to be sent.
 
         ``event``: ``provider``, ``model``, ``operation``, ``features``, ``attempt``, ``call_id``,
-        ``base_url`` (None for the provider's default host), and ``temperature``, ``max_tokens``,
-        ``top_p`` when the request sets them. Called in the caller's thread and context (so an
+        ``base_url`` (None for the provider's default host), ``parent_id`` (the scope the call
+        runs in: a conversation turn, a tool execution, a batch fetch; 0 for none), ``request``
+        (the validated request object itself, not a copy: read it, never change it; None where
+        the operation has none), and ``temperature``, ``max_tokens``, ``top_p`` when the request
+        sets them. Called in the caller's thread and context (so an
         observer sees the application's current span); on the async path it runs on the event
         loop, so it must not block: hand slow work (exporting) to a thread or queue.
         """
@@ -44,8 +47,10 @@ class LLMCoreSpecs:
         ``event``: ``provider``, ``model``, ``operation``, ``usage`` (or None), ``latency_ms``,
         ``attempts``, ``call_id``, ``response_model``, ``response_id`` (the provider's id of the
         answer) and ``finish_reason`` (when known; ``usage`` includes ``cached_tokens`` and
-        ``cost``), ``abandoned`` (a stream the caller stopped before its end: no usage), and
-        ``fallback_from`` when a router moved past failed providers.
+        ``cost``), ``response`` (the response object itself, a stream's
+        :class:`~llm_core.streaming.StreamMetadata`; None when there is none), ``abandoned`` (a
+        stream the caller stopped before its end: no usage), and ``fallback_from`` when a router
+        moved past failed providers.
         """
 
     @hookspec
@@ -54,4 +59,75 @@ class LLMCoreSpecs:
 
         ``event``: ``provider``, ``model``, ``operation``, ``error`` (the mapped
         :class:`~llm_core.errors.LLMError`), ``attempt``, ``will_retry``, ``call_id``.
+        """
+
+    # -- scopes: a conversation turn, a tool execution, a batch fetch ---------------------------
+    # Each has a ``scope_id`` (unique in the process, from the call-id counter) and a
+    # ``parent_id`` (the scope it was opened in, 0 for none); calls made inside name it as their
+    # ``parent_id``. The end hook always follows its start hook, also on failure.
+
+    @hookspec
+    def llm_core_turn_start(self, event: dict[str, Any]) -> None:
+        """A conversation turn (``send`` or ``stream``) begins.
+
+        ``event``: ``scope_id``, ``parent_id``, ``operation`` (``send`` / ``stream``),
+        ``provider`` (the provider identifier, or ``router``), ``model`` (the conversation's
+        model, None for the provider's default).
+        """
+
+    @hookspec
+    def llm_core_turn_end(self, event: dict[str, Any]) -> None:
+        """A conversation turn is over.
+
+        ``event``: ``scope_id``, ``steps`` (model calls made), ``usage`` (their token counts
+        summed, None without any), ``provider``, ``response_model`` and ``finish_reason`` (of
+        the last model call: who answered, what it named), ``error`` (what ended the turn, or
+        None), ``abandoned`` (a stream the caller stopped early).
+        """
+
+    @hookspec
+    def llm_core_tool_start(self, event: dict[str, Any]) -> None:
+        """A conversation runs a tool's function (calls that are denied, invalid or answered by
+        the application run nothing and have no event).
+
+        ``event``: ``scope_id``, ``parent_id`` (the turn), ``tool_name``, ``tool_call_id``,
+        ``tool_type`` (``function``), ``description``, ``call`` (the
+        :class:`~llm_core.tools.ToolCall` itself, with the arguments).
+        """
+
+    @hookspec
+    def llm_core_tool_end(self, event: dict[str, Any]) -> None:
+        """The tool's function returned or raised.
+
+        ``event``: ``scope_id``, ``tool_name``, ``error`` (the exception, or None), ``result``
+        (the text sent back to the model).
+        """
+
+    @hookspec
+    def llm_core_batch_start(self, event: dict[str, Any]) -> None:
+        """A batch is worked on: ``operation`` ``run`` (a whole :func:`llm_core.batch.run`) or
+        ``results`` (a provider job's results are read: ``job.results()``, sync or async).
+
+        ``event``: ``scope_id``, ``parent_id``, ``operation``; a run: ``mode``; a reading:
+        ``provider``, ``job_id``, ``items`` (how many the job holds).
+        """
+
+    @hookspec
+    def llm_core_batch_item(self, event: dict[str, Any]) -> None:
+        """One item's result of a batch job was read.
+
+        ``event``: ``scope_id`` (the batch fetch), ``provider``, ``job_id``, ``custom_id``,
+        ``kind`` (``chat``, ``json``, ``embedding``, ``decision``), ``model``, ``usage`` (a dict,
+        or None), ``response_model``, ``finish_reason``, ``response`` (the parsed response
+        itself, None on failure), ``error`` (the item's :class:`~llm_core.errors.LLMError`, or
+        None).
+        """
+
+    @hookspec
+    def llm_core_batch_end(self, event: dict[str, Any]) -> None:
+        """The run or the reading is over (also when the reader stopped early, or on failure).
+
+        ``event``: ``scope_id``, ``error`` (what stopped it, or None), and unless it failed:
+        ``read`` (items done or read), ``failed`` (of them, errors), ``provider`` (a run: what it
+        ran on; a reading: the provider), ``job_id`` (a reading).
         """

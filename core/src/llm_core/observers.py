@@ -16,6 +16,19 @@ from llm_core.hooks import hookimpl
 _hooks: Any = None  # pluggy HookRelay of the active registry, or None
 _active = False
 _call_ids = itertools.count(1)
+#: Every hook an observer may implement (the call events, then the scopes of llm_core.hooks).
+OBSERVER_HOOKS = (
+    "llm_core_before_request",
+    "llm_core_after_response",
+    "llm_core_on_error",
+    "llm_core_turn_start",
+    "llm_core_turn_end",
+    "llm_core_tool_start",
+    "llm_core_tool_end",
+    "llm_core_batch_start",
+    "llm_core_batch_item",
+    "llm_core_batch_end",
+)
 
 logger = logging.getLogger("llm_core.calls")
 
@@ -26,7 +39,7 @@ def install(hook_relay: Any) -> None:
     _hooks = hook_relay
     _active = hook_relay is not None and any(
         not isinstance(impl.plugin, LoggingObserver)
-        for name in ("llm_core_before_request", "llm_core_after_response", "llm_core_on_error")
+        for name in OBSERVER_HOOKS
         for impl in getattr(hook_relay, name).get_hookimpls()
     )
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Generator, Iterable, Iterator, Mapping, Sequence
 from typing import Any, Protocol, TypeVar
 
+from llm_core.batch.observing import observed_results
 from llm_core.batch.types import BatchState, BatchStatus, Item, Result
 from llm_core.errors import InvalidInputError, LLMError, ProviderError, ProviderTimeoutError
 
@@ -91,7 +92,7 @@ class BatchJob:
         then the items it gave no record for. The job must be final."""
         raw = self._raw()
         _check_final(self.provider.parse_batch_status(raw), self.id)
-        return self.provider.results_of(raw, self.order, self.items)
+        return observed_results(self, self.provider.results_of(raw, self.order, self.items))
 
     def cancel(self) -> BatchStatus:
         """Ask the provider to cancel; items that already ran keep their results."""
@@ -129,8 +130,14 @@ class AsyncBatchJob:
         status = p.parse_batch_status(raw)
         _check_final(status, job.id)
         records = await p._asend_batch_output(raw)
-        for pair in p._pair(status, p.parse_batch_output(records, job.order, job.items), job.order, job.items):
-            yield pair
+        pairs: Generator[Result] = observed_results(
+            job, p._pair(status, p.parse_batch_output(records, job.order, job.items), job.order, job.items)
+        )
+        try:
+            for pair in pairs:
+                yield pair
+        finally:
+            pairs.close()  # a reader that stops early ends the observed reading here, not at collection
 
     async def cancel(self) -> BatchStatus:
         p = self._job.provider

@@ -20,6 +20,7 @@ from pydantic import BaseModel
 
 from llm_core.batch.capability import BatchCapable, new_tag
 from llm_core.batch.local import RateLimiter, run_items
+from llm_core.batch.observing import observed_run
 from llm_core.batch.record import (
     FETCHED,
     OPEN,
@@ -84,6 +85,7 @@ class RunSummary(BaseModel):
 Progress = Callable[[RunSummary], None]
 
 
+@observed_run  # observers see the run as one scope (docs/observers.md)
 def run(
     input: str | Path | Iterable[Item | Mapping[str, Any]],  # noqa: A002 - the issue's name
     *,

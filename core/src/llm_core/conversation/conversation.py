@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
+from llm_core.conversation import observing
 from llm_core.conversation.history import UserInput, streamed_response, user_turn
 from llm_core.conversation.state import (
     ConversationResponse,
@@ -77,6 +78,10 @@ class Conversation(ConversationState):
         ``output`` a structured answer validated into that model (``response.output``).
         Without a message, a loop stopped by ``max_steps`` or by calls the application must
         answer goes on."""
+        with observing.turn(self):
+            return self._send(message, output)
+
+    def _send(self, message: UserInput | None, output: type[BaseModel] | None) -> ConversationResponse:
         self._begin(message)
         specs, options = self._request(output)
         steps: list[CompletionResponse] = []
@@ -101,7 +106,7 @@ class Conversation(ConversationState):
         is ``ERROR`` then ``END``. An invalid message raises here, before anything is sent."""
         if message is not None:
             user_turn(message)
-        return self._stream(message)
+        return observing.turn_stream(self, self._stream(message))
 
     def _stream(self, message: UserInput | None) -> Iterator[StreamEvent]:
         try:
@@ -138,14 +143,15 @@ class Conversation(ConversationState):
         runs = [self._plan(call, self._decide(call), output) for call in calls]
         for run in runs:
             if run.kwargs is not None and run.tool is not None and run.tool.handler is not None:
-                try:
-                    value = run.tool.handler(**run.kwargs)
-                    if inspect.isawaitable(value):  # an async def tool in sync code
-                        value = _run_coroutine(value)
-                except Exception as exc:  # noqa: BLE001 - a tool's failure goes back to the model
-                    self._finished(run, error=exc)
-                else:
-                    self._finished(run, value)
+                with observing.tool_execution(run):
+                    try:
+                        value = run.tool.handler(**run.kwargs)
+                        if inspect.isawaitable(value):  # an async def tool in sync code
+                            value = _run_coroutine(value)
+                    except Exception as exc:  # noqa: BLE001 - a tool's failure goes back to the model
+                        self._finished(run, error=exc)
+                    else:
+                        self._finished(run, value)
         return runs
 
     def _decide(self, call: ToolCall) -> Any:
@@ -171,6 +177,10 @@ class AsyncConversation(ConversationState):
         self, message: UserInput | None = None, *, output: type[BaseModel] | None = None
     ) -> ConversationResponse:
         """See :meth:`Conversation.send`."""
+        with observing.turn(self):
+            return await self._send(message, output)
+
+    async def _send(self, message: UserInput | None, output: type[BaseModel] | None) -> ConversationResponse:
         self._begin(message)
         specs, options = self._request(output)
         steps: list[CompletionResponse] = []
@@ -193,7 +203,7 @@ class AsyncConversation(ConversationState):
         """See :meth:`Conversation.stream` (the same events, in the same order)."""
         if message is not None:
             user_turn(message)
-        return self._stream(message)
+        return observing.turn_astream(self, self._stream(message))
 
     async def _stream(self, message: UserInput | None) -> AsyncIterator[StreamEvent]:
         try:
@@ -238,17 +248,18 @@ class AsyncConversation(ConversationState):
     async def _execute(self, run: ToolRun) -> None:
         if run.kwargs is None or run.tool is None or run.tool.handler is None:
             return
-        try:
-            if run.tool.is_async:
-                value = await run.tool.handler(**run.kwargs)
+        with observing.tool_execution(run):
+            try:
+                if run.tool.is_async:
+                    value = await run.tool.handler(**run.kwargs)
+                else:
+                    value = await asyncio.to_thread(run.tool.handler, **run.kwargs)
+                    if inspect.isawaitable(value):
+                        value = await value
+            except Exception as exc:  # noqa: BLE001 - a tool's failure goes back to the model
+                self._finished(run, error=exc)
             else:
-                value = await asyncio.to_thread(run.tool.handler, **run.kwargs)
-                if inspect.isawaitable(value):
-                    value = await value
-        except Exception as exc:  # noqa: BLE001 - a tool's failure goes back to the model
-            self._finished(run, error=exc)
-        else:
-            self._finished(run, value)
+                self._finished(run, value)
 
     async def _decide(self, call: ToolCall) -> Any:
         if self.before_tool_call is None:

@@ -15,6 +15,8 @@ from urllib.parse import urlsplit
 from opentelemetry import metrics, trace
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode
 
+from core_otel_plugin import content
+from core_otel_plugin.turns import ScopeSpans
 from llm_core import hookimpl
 
 #: ``gen_ai.provider.name`` values the conventions define, by llm-core provider identifier.
@@ -40,11 +42,17 @@ TOKEN_BUCKETS = [4.0**i for i in range(14)]  # 1, 4, 16, ... 67108864
 DURATION_BUCKETS = [0.01 * 2.0**i for i in range(14)]  # 0.01, 0.02, ... 81.92 s
 
 
-class OtelObserver:
+class OtelObserver(ScopeSpans):
     """Turns observer events into spans (``tracer_provider``) and histograms (``meter_provider``);
-    the global providers by default, so the application's SDK setup is all it takes."""
+    the global providers by default, so the application's SDK setup is all it takes. Message
+    content is recorded only with ``capture_content=True`` (default: the conventions' switch
+    ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT``, read here; see content.py)."""
 
-    def __init__(self, tracer_provider: Any = None, meter_provider: Any = None) -> None:
+    def __init__(
+        self, tracer_provider: Any = None, meter_provider: Any = None, capture_content: bool | None = None
+    ) -> None:
+        self.capture_content = content.capture_from_environment() if capture_content is None else capture_content
+        self._init_scopes()
         self._tracer = trace.get_tracer("core_otel_plugin", tracer_provider=tracer_provider)
         meter = metrics.get_meter("core_otel_plugin", meter_provider=meter_provider)
         self._tokens = meter.create_histogram(
@@ -89,8 +97,12 @@ class OtelObserver:
                 attributes[attribute] = event[name]
         # started in the caller's context: the application's current span is the parent
         span = self._tracer.start_span(
-            f"{operation} {model}" if model else operation, kind=SpanKind.CLIENT, attributes=attributes
+            f"{operation} {model}" if model else operation,
+            context=self._parent_context(event),  # the turn / tool / batch scope, if any
+            kind=SpanKind.CLIENT,
+            attributes=attributes,
         )
+        self._capture_request(span, event)
         self._open[call_id] = (span, time.perf_counter(), _metric_attributes(attributes))
 
     @hookimpl
@@ -107,6 +119,7 @@ class OtelObserver:
         if opened is None:
             return
         span, started, metric_attributes = opened
+        self._capture_response(span, event)
         if event.get("response_model"):
             span.set_attribute("gen_ai.response.model", event["response_model"])
             metric_attributes["gen_ai.response.model"] = event["response_model"]
@@ -150,6 +163,7 @@ class OtelObserver:
                 )
             return
         opened = self._open.pop(call_id, None)
+        self._call_turns.pop(call_id, None)
         if opened is None:
             return
         span, started, metric_attributes = opened

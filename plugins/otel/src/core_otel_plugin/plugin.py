@@ -36,3 +36,38 @@ def llm_core_after_response(event: dict[str, Any]) -> None:
 @hookimpl
 def llm_core_on_error(event: dict[str, Any]) -> None:
     observer().llm_core_on_error(event)
+
+
+@hookimpl
+def llm_core_turn_start(event: dict[str, Any]) -> None:
+    observer().llm_core_turn_start(event)
+
+
+@hookimpl
+def llm_core_turn_end(event: dict[str, Any]) -> None:
+    observer().llm_core_turn_end(event)
+
+
+@hookimpl
+def llm_core_tool_start(event: dict[str, Any]) -> None:
+    observer().llm_core_tool_start(event)
+
+
+@hookimpl
+def llm_core_tool_end(event: dict[str, Any]) -> None:
+    observer().llm_core_tool_end(event)
+
+
+@hookimpl
+def llm_core_batch_start(event: dict[str, Any]) -> None:
+    observer().llm_core_batch_start(event)
+
+
+@hookimpl
+def llm_core_batch_item(event: dict[str, Any]) -> None:
+    observer().llm_core_batch_item(event)
+
+
+@hookimpl
+def llm_core_batch_end(event: dict[str, Any]) -> None:
+    observer().llm_core_batch_end(event)
