@@ -39,6 +39,8 @@ class ScopeSpans:
     def _init_scopes(self) -> None:
         #: Open scope spans by scope id (dict get/set/pop are atomic: threads share it).
         self._scopes: dict[int, Span] = {}
+        #: The span that was current where each scope opened (see _parent_context).
+        self._outer: dict[int, Span] = {}
         #: Open turns: whether their span has the input messages yet (content capture).
         self._turns: dict[int, bool] = {}
         #: A tool's span made current while it runs: the token that undoes it.
@@ -49,9 +51,14 @@ class ScopeSpans:
     # -- for the call spans ------------------------------------------------------------------
 
     def _parent_context(self, event: dict[str, Any]) -> Any:
-        """The context to start a call's span in: its scope's span, else the current context."""
-        span = self._scopes.get(event.get("parent_id") or 0)
-        return None if span is None else trace.set_span_in_context(span)
+        """The context to start a call's span in: its scope's span, unless the current context
+        has something closer (a span the application started inside a tool); ``None`` is the
+        current context."""
+        parent = event.get("parent_id") or 0
+        span = self._scopes.get(parent)
+        if span is None or trace.get_current_span() is not self._outer.get(parent):
+            return None
+        return trace.set_span_in_context(span)
 
     def _capture_request(self, span: Span, event: dict[str, Any]) -> None:
         """With content capture on: the request's messages on the call span (and on its turn's
@@ -95,7 +102,7 @@ class ScopeSpans:
     @hookimpl
     def llm_core_turn_end(self, event: dict[str, Any]) -> None:
         self._turns.pop(event.get("scope_id") or 0, None)
-        span = self._scopes.pop(event.get("scope_id") or 0, None)
+        span = self._close_scope(event)
         if span is None:
             return
         if event.get("provider"):  # who answered the last call (a router's turn learns it here)
@@ -132,7 +139,7 @@ class ScopeSpans:
         token = self._attached.pop(scope_id, None)
         if token is not None:
             context.detach(token)  # type: ignore[arg-type]
-        span = self._scopes.pop(scope_id, None)
+        span = self._close_scope(event)
         if span is None:
             return
         if event.get("error") is None and self.capture_content and isinstance(event.get("result"), str):
@@ -185,7 +192,7 @@ class ScopeSpans:
 
     @hookimpl
     def llm_core_batch_end(self, event: dict[str, Any]) -> None:
-        span = self._scopes.pop(event.get("scope_id") or 0, None)
+        span = self._close_scope(event)
         if span is None:
             return
         if event.get("provider"):  # a run names what it ran on at its end (a provider or a router)
@@ -195,11 +202,16 @@ class ScopeSpans:
         _end(span, event.get("error"))
 
     def _open_scope(self, event: dict[str, Any], name: str, kind: SpanKind, attributes: dict[str, Any]) -> Span:
+        self._outer[event["scope_id"]] = trace.get_current_span()
         span: Span = self._tracer.start_span(
             name, context=self._parent_context(event), kind=kind, attributes=attributes
         )
         self._scopes[event["scope_id"]] = span
         return span
+
+    def _close_scope(self, event: dict[str, Any]) -> Span | None:
+        self._outer.pop(event.get("scope_id") or 0, None)
+        return self._scopes.pop(event.get("scope_id") or 0, None)
 
 
 def _provider_name(identifier: str) -> str:
