@@ -160,6 +160,23 @@ def test_an_abandoned_stream_ends_its_turn_without_error(registry: Registry, tel
     assert observer_scopes.current() == 0  # nothing left behind in the caller's context
 
 
+def test_an_abandoned_async_stream_ends_its_turn_at_once(registry: Registry, telemetry: Telemetry) -> None:
+    """``aclose()`` on the turn's stream ends the turn's span then and there."""
+
+    async def main() -> list[str]:
+        events = tool_loop(FakeReply("a long answer")).aio.conversation(tools=[add]).stream("go")
+        async for event in events:
+            if event.type.value == "TOKEN":
+                break
+        await events.aclose()  # type: ignore[attr-defined]
+        return [span.name for span in telemetry.spans()]
+
+    assert "invoke_agent" in asyncio.run(main())
+    (turn,) = by_name(telemetry)["invoke_agent"]
+    assert turn.attributes["llm_core.stream.abandoned"] is True
+    assert "error.type" not in turn.attributes
+
+
 def test_a_failing_tool_has_error_type_and_the_turn_goes_on(registry: Registry, telemetry: Telemetry) -> None:
     def divide(a: int, b: int) -> float:
         "Divide a by b."

@@ -14,7 +14,7 @@ iterator only, never across a ``yield``.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator
 from contextvars import ContextVar, Token
 from typing import Any, TypeVar
 
@@ -80,7 +80,7 @@ def scoped_iter(scope: Scope, items: Iterator[T], on_item: Callable[[T], None] |
 
 async def scoped_aiter(
     scope: Scope, items: AsyncIterator[T], on_item: Callable[[T], None] | None = None
-) -> AsyncIterator[T]:
+) -> AsyncGenerator[T]:
     """The async twin of :func:`scoped_iter`."""
     try:
         while True:

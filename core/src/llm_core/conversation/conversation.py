@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import AsyncIterator, Iterator, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Iterator, Mapping
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
@@ -205,7 +205,7 @@ class AsyncConversation(ConversationState):
             user_turn(message)
         return observing.turn_astream(self, self._stream(message))
 
-    async def _stream(self, message: UserInput | None) -> AsyncIterator[StreamEvent]:
+    async def _stream(self, message: UserInput | None) -> AsyncGenerator[StreamEvent]:
         try:
             self._begin(message)
             specs, options = self._request(None)

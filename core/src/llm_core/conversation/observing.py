@@ -8,7 +8,7 @@ Hooks: ``llm_core_turn_start`` / ``llm_core_turn_end`` and ``llm_core_tool_start
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncGenerator, AsyncIterator, Iterator
 from contextlib import AbstractContextManager, nullcontext
 from contextvars import Token
 from types import TracebackType
@@ -98,21 +98,23 @@ def turn_stream(conversation: ConversationState, events: Iterator[StreamEvent]) 
 
 
 async def turn_astream(
-    conversation: ConversationState, events: AsyncIterator[StreamEvent]
+    conversation: ConversationState, events: AsyncGenerator[StreamEvent]
 ) -> AsyncIterator[StreamEvent]:
-    """The async twin of :func:`turn_stream`."""
+    """The async twin of :func:`turn_stream`. ``async for`` does not close what it iterates:
+    closing this closes ``events`` here, so that the provider's stream is released at once."""
     observed = _start(conversation, "stream")
-    if observed is None:
-        async for event in events:
-            yield event
-        return
+    source = events if observed is None else scoped_aiter(observed.scope, events, observed.see)
     try:
-        async for event in scoped_aiter(observed.scope, events, observed.see):
+        async for event in source:
             yield event
     except BaseException as exc:
-        observed.end(exc)
+        if observed is not None:
+            observed.end(exc)
         raise
-    observed.end()
+    finally:
+        await source.aclose()
+    if observed is not None:
+        observed.end()
 
 
 class _ToolExecution:
