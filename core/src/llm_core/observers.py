@@ -11,23 +11,14 @@ import itertools
 import logging
 from typing import Any
 
-from llm_core.hooks import hookimpl
+from llm_core.hooks import LLMCoreSpecs, hookimpl
 
 _hooks: Any = None  # pluggy HookRelay of the active registry, or None
 _active = False
 _call_ids = itertools.count(1)
-#: Every hook an observer may implement (the call events, then the scopes of llm_core.hooks).
-OBSERVER_HOOKS = (
-    "llm_core_before_request",
-    "llm_core_after_response",
-    "llm_core_on_error",
-    "llm_core_turn_start",
-    "llm_core_turn_end",
-    "llm_core_tool_start",
-    "llm_core_tool_end",
-    "llm_core_batch_start",
-    "llm_core_batch_item",
-    "llm_core_batch_end",
+#: Every hook an observer may implement (every hook but provider registration).
+OBSERVER_HOOKS = tuple(
+    name for name in vars(LLMCoreSpecs) if name.startswith("llm_core_") and name != "llm_core_register_providers"
 )
 
 logger = logging.getLogger("llm_core.calls")
