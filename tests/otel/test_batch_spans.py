@@ -72,6 +72,7 @@ def check_results_span(telemetry: Telemetry, provider: Any, job_id: str) -> None
         answer.attributes["gen_ai.provider.name"] == {"openai": "openai", "gemini": "gcp.gemini"}[provider.identifier]
     )
     assert answer.attributes["gen_ai.response.finish_reasons"] == ("stop",)
+    assert answer.attributes["gen_ai.response.id"]  # both services name each answer (mock_server.py)
     # the loopback server reports 15 tokens in all for every item (mock_server.py)
     assert answer.attributes["gen_ai.usage.input_tokens"] + answer.attributes["gen_ai.usage.output_tokens"] == 15
     assert answer.status.status_code is StatusCode.UNSET

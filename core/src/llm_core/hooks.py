@@ -118,7 +118,7 @@ class LLMCoreSpecs:
 
         ``event``: ``scope_id`` (the batch fetch), ``provider``, ``job_id``, ``custom_id``,
         ``kind`` (``chat``, ``json``, ``embedding``, ``decision``), ``model``, ``usage`` (a dict,
-        or None), ``response_model``, ``finish_reason``, ``response`` (the parsed response
+        or None), ``response_model``, ``response_id``, ``finish_reason``, ``response`` (the parsed response
         itself, None on failure), ``error`` (the item's :class:`~llm_core.errors.LLMError`, or
         None).
         """

@@ -76,6 +76,7 @@ def _item(scope: Scope, job: _Job, identifier: str, pair: Result) -> None:
         "model": options.get("model") or getattr(result, "model", None),
         "usage": usage.model_dump() if usage is not None else None,
         "response_model": None if failed else getattr(result, "model", None),
+        "response_id": None if failed else getattr(result, "response_id", None),
         "finish_reason": None if failed else getattr(result, "finish_reason", None),
         "response": None if failed else result,
         "error": result if failed else None,

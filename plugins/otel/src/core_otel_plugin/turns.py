@@ -237,6 +237,10 @@ def _response_attributes(event: dict[str, Any]) -> dict[str, Any]:
         found["gen_ai.usage.output_tokens"] = output
     if usage.get("thinking_tokens") is not None:
         found["gen_ai.usage.reasoning.output_tokens"] = usage["thinking_tokens"]
+    if usage.get("cached_tokens") is not None:  # part of input_tokens, as the conventions say
+        found["gen_ai.usage.cache_read.input_tokens"] = usage["cached_tokens"]
+    if event.get("response_id"):
+        found["gen_ai.response.id"] = event["response_id"]
     if usage.get("cost") is not None:
         found[COST_ATTRIBUTE] = str(usage["cost"])
     return found
