@@ -16,11 +16,10 @@ from opentelemetry import metrics, trace
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode
 
 from core_otel_plugin import content
+from core_otel_plugin.names import COST_ATTRIBUTE, PROVIDER_NAMES
 from core_otel_plugin.turns import ScopeSpans
 from llm_core import hookimpl
 
-#: ``gen_ai.provider.name`` values the conventions define, by llm-core provider identifier.
-PROVIDER_NAMES = {"gemini": "gcp.gemini", "vertex": "gcp.vertex_ai", "openai": "openai"}
 #: Default hosts (``server.address``) when no base_url is configured.
 DEFAULT_HOSTS = {"gemini": "generativelanguage.googleapis.com", "openai": "api.openai.com"}
 #: ``gen_ai.operation.name`` by llm-core operation (well-known values where one fits).
@@ -35,8 +34,6 @@ OPERATION_NAMES = {
     "generate_image": "generate_content",
     "decide": "generate_content",
 }
-#: Not part of the conventions: the call's cost in US dollars at list prices (a string, exact).
-COST_ATTRIBUTE = "llm_core.usage.cost_usd"
 #: Bucket advice of the conventions for the two client histograms.
 TOKEN_BUCKETS = [4.0**i for i in range(14)]  # 1, 4, 16, ... 67108864
 DURATION_BUCKETS = [0.01 * 2.0**i for i in range(14)]  # 0.01, 0.02, ... 81.92 s

@@ -21,6 +21,7 @@ from opentelemetry import context, trace
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode
 
 from core_otel_plugin import content
+from core_otel_plugin.names import COST_ATTRIBUTE, PROVIDER_NAMES
 from llm_core import hookimpl
 
 #: Not part of the conventions (see docs/observability.md): a batch run, a reading of results.
@@ -215,15 +216,11 @@ class ScopeSpans:
 
 
 def _provider_name(identifier: str) -> str:
-    from core_otel_plugin.observer import PROVIDER_NAMES  # loaded: it is what uses this mixin
-
     return PROVIDER_NAMES.get(identifier, identifier)
 
 
 def _response_attributes(event: dict[str, Any]) -> dict[str, Any]:
     """Model, finish reason and token counts of an event (a turn's sums, a batch item's own)."""
-    from core_otel_plugin.observer import COST_ATTRIBUTE
-
     found: dict[str, Any] = {}
     if event.get("response_model"):
         found["gen_ai.response.model"] = event["response_model"]
