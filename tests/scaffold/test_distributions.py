@@ -1,7 +1,8 @@
-"""The three distributions are what a package index accepts: a real README as the long
+"""The four distributions are what a package index accepts: a real README as the long
 description (absolute links only, so they work on PyPI), the LICENSE in wheel and sdist,
 classifiers, project URLs, authors and keywords; and every lower bound is the pin of the
-lowest-versions CI job (constraints/lowest.txt)."""
+lowest-versions CI job (constraints/lowest.txt). Their project URLs agree with each other, and
+every link into the repository names a file that exists."""
 
 from __future__ import annotations
 
@@ -22,7 +23,9 @@ PROJECTS = {
     "llm-core": ROOT / "core",
     "core-gemini-plugin": ROOT / "plugins/gemini",
     "core-openai-plugin": ROOT / "plugins/openai",
+    "core-otel-plugin": ROOT / "plugins/otel",
 }
+REPOSITORY = "https://github.com/llm-core/llm-core"
 
 
 def _build(project: Path, target: str, out: Path) -> Path:
@@ -110,3 +113,35 @@ def test_lower_bounds_are_the_tested_lowest_pins() -> None:
             bounds[requirement.name] = spec.version
     assert {"pydantic", "pluggy", "tenacity", "google-genai", "openai"} <= set(bounds)
     assert bounds == pins
+
+
+def _project_urls(project: Path) -> dict[str, str]:
+    import tomllib
+
+    urls: dict[str, str] = tomllib.loads((project / "pyproject.toml").read_text())["project"]["urls"]
+    return urls
+
+
+def test_project_urls_agree_and_point_at_the_repository() -> None:
+    shared = {
+        "Homepage": REPOSITORY,
+        "Source": REPOSITORY,
+        "Issues": f"{REPOSITORY}/issues",
+        "Changelog": f"{REPOSITORY}/releases",
+    }
+    for name, project in PROJECTS.items():
+        urls = _project_urls(project)
+        assert set(urls) == {*shared, "Documentation"}, name
+        assert {k: urls[k] for k in shared} == shared, name
+        page = urls["Documentation"].removeprefix(f"{REPOSITORY}/blob/main/")
+        assert page != urls["Documentation"] and (ROOT / page).is_file(), (name, urls["Documentation"])
+
+
+@pytest.mark.parametrize("readme", ["README.md", *(f"{p.relative_to(ROOT)}/README.md" for p in PROJECTS.values())])
+def test_links_into_the_repository_name_files_that_exist(readme: str) -> None:
+    text = (ROOT / readme).read_text(encoding="utf-8")
+    for link in re.findall(r"https://github\.com/llm-core/llm-core[^\s)>\]]*", text):
+        assert link == REPOSITORY or link.startswith((f"{REPOSITORY}/blob/main/", f"{REPOSITORY}/issues")), link
+        path = link.removeprefix(f"{REPOSITORY}/blob/main/").split("#")[0]
+        if path != link:
+            assert (ROOT / path).exists(), f"{readme} links to {link}: no {path} in the repository"
