@@ -91,8 +91,21 @@ def test_cost_is_summed_and_survives_a_lost_record(registered: Any, write_jsonl,
     assert len(read_lines(output)) == 5  # nothing was run twice
 
 
-def test_unknown_cost_stays_unknown(registered: Any, server: BatchServer, write_jsonl, tmp_path: Path) -> None:
+def test_batch_items_are_priced_at_the_batch_share_of_the_list_price(
+    registered: Any, server: BatchServer, write_jsonl, tmp_path: Path
+) -> None:
     output = tmp_path / "out.jsonl"
     summary = run(write_jsonl(chats(3)), output=output, provider="openai", poll_interval=0.01)
     assert summary.finished and summary.tokens == 45
-    assert summary.cost is None and summary.priced == 0  # batch results carry no price: never 0
+    # gpt-5.4-mini lists $0.75 in / $4.50 out per million; the Batch API charges half of that
+    each = (10 * Decimal("0.75") + 5 * Decimal("4.50")) / 1_000_000 / 2
+    assert [Decimal(line["response"]["usage"]["cost"]) for line in read_lines(output)] == [each] * 3
+    assert summary.cost == 3 * each and summary.priced == 3
+
+
+def test_unknown_cost_stays_unknown(registered: Any, server: BatchServer, write_jsonl, tmp_path: Path) -> None:
+    output = tmp_path / "out.jsonl"
+    unpriced = [{**chat, "options": {"model": "gpt-6-astra"}} for chat in chats(3)]  # no list price
+    summary = run(write_jsonl(unpriced), output=output, provider="openai", poll_interval=0.01)
+    assert summary.finished and summary.tokens == 45
+    assert summary.cost is None and summary.priced == 0  # never shown as 0

@@ -98,8 +98,8 @@ def test_submit_returns_and_other_processes_follow_the_job(
 
     listed = _json(batch("status", "--json"))["jobs"]
     assert [(job["job"], job["state"], job["done"], job["tokens"]) for job in listed] == [(1, "finished", 6, 6 * 15)]
-    assert listed[0]["cost"] is None  # batch results carry no price: unknown, never 0
-    assert "unknown" in batch("status").stdout
+    assert listed[0]["cost"] == "0.000090000000"  # 6 items of 10 in, 5 out at half the list price
+    assert "$0.00009 " in batch("status").stdout
 
 
 def test_results_go_to_stdout_by_default(batch: Any, items: Path) -> None:
@@ -123,6 +123,15 @@ def test_local_run_sums_tokens_and_cost(batch: Any, items: Path, server: BatchSe
     assert Decimal(summary["cost"]) == sum(costs) > 0 and summary["priced"] == 6
     table = batch("status", "1").stdout
     assert f"${sum(costs):f}".rstrip("0") in table
+
+
+def test_a_model_without_prices_shows_an_unknown_cost(batch: Any, server: BatchServer, tmp_path: Path) -> None:
+    unpriced = tmp_path / "unpriced.jsonl"  # gpt-6-astra is in the catalogue without list prices
+    unpriced.write_text("".join(json.dumps({**i, "options": {"model": "gpt-6-astra"}}) + "\n" for i in chats(2)))
+    summary = _json(batch("submit", str(unpriced), "-p", "openai", "--local", "--json"))
+    assert summary["done"] == 2 and summary["tokens"] > 0
+    assert summary["cost"] is None and summary["priced"] == 0  # unknown, never 0
+    assert "unknown" in batch("status", "1").stdout
 
 
 def test_cancel_then_results_give_every_item_once(batch: Any, items: Path, server: BatchServer, tmp_path: Path) -> None:

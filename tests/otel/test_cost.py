@@ -180,3 +180,21 @@ def test_after_response_events_carry_response_id_and_cached_tokens(streamed: boo
     usage = event["usage"]
     assert isinstance(usage, dict) and usage["cached_tokens"] == 1500
     assert usage["cost"] == Decimal("0.0005") + Decimal("0.00015")
+
+
+def test_a_batch_item_costs_the_batch_share_and_is_unknown_without_one(tmp_path: Path) -> None:
+    usage = Usage(prompt_tokens=1_000_000, completion_tokens=1_000_000)
+    listed = Prices.of(input="1.00", output="3.00")
+    assert listed.cost(usage) == Decimal("4.00")
+    assert listed.cost(usage, batch=True) is None  # no batch share known: unknown, not list price
+    assert Prices.of(input="1.00", output="3.00", batch_factor="0.5").cost(usage, batch=True) == Decimal("2.00")
+    config = tmp_path / "config.toml"
+    config.write_text('[prices."m"]\nbatch_factor = "0.25"\n', encoding="utf-8")
+    overridden = effective_prices("m", listed, config)
+    assert overridden is not None and overridden.cost(usage, batch=True) == Decimal("1.00")
+
+
+@pytest.mark.parametrize("models", [GEMINI_MODELS, OPENAI_MODELS], ids=["gemini", "openai"])
+def test_every_priced_catalogue_model_has_the_half_price_batch_share(models: tuple[ModelInfo, ...]) -> None:
+    priced = [info for info in models if info.prices is not None]
+    assert priced and all(info.prices.batch_factor == Decimal("0.5") for info in priced if info.prices)

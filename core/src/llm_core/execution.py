@@ -169,9 +169,10 @@ class CallExecution(ProviderSettings):
         self._emit_done(call, getattr(result, "usage", None), result)
         return result
 
-    def _costed(self, result: T, request: Any) -> T:
-        """``result`` with ``usage.cost`` filled in from the model's prices (when known). The
-        requested model is the one priced: answers name versions (``gemini-2.5-flash-001``)."""
+    def _costed(self, result: T, request: Any, *, batch: bool = False) -> T:
+        """``result`` with ``usage.cost`` filled in from the model's prices (when known; ``batch``:
+        at the batch API's share of them). The requested model is the one priced: answers name
+        versions (``gemini-2.5-flash-001``)."""
         usage = getattr(result, "usage", None)
         model = getattr(request, "model", None) or getattr(result, "model", None)
         if not isinstance(model, str) or (usage is not None and usage.cost is not None):
@@ -182,7 +183,7 @@ class CallExecution(ProviderSettings):
         from llm_core.responses import ImageResponse, Usage  # loaded by then: the parser built one
 
         counted = usage or Usage()
-        cost = prices.cost(counted, 1 if isinstance(result, ImageResponse) else 0)
+        cost = prices.cost(counted, 1 if isinstance(result, ImageResponse) else 0, batch=batch)
         if cost is None:
             return result
         priced = counted.model_copy(update={"cost": cost})

@@ -31,13 +31,16 @@ class Prices:
     """US dollars per million tokens (``input``, ``cached_input``, ``output``, ``reasoning``)
     and per generated image (``image``). ``reasoning`` unset means reasoning tokens are billed
     at ``output`` (as both OpenAI and Gemini bill them); ``cached_input`` unset means cached
-    tokens cost ``input``. ``source`` says where and when the figures were read."""
+    tokens cost ``input``. ``batch_factor`` is the share of these prices a provider's batch API
+    charges (``0.5``: half price; unset: a batch item's cost is unknown). ``source`` says where
+    and when the figures were read."""
 
     input: Decimal | None = None
     cached_input: Decimal | None = None
     output: Decimal | None = None
     reasoning: Decimal | None = None
     image: Decimal | None = None
+    batch_factor: Decimal | None = None
     source: str = ""
 
     @classmethod
@@ -45,8 +48,9 @@ class Prices:
         """Prices from numbers or strings (``Prices.of(input="0.30", output="2.50")``)."""
         return cls(**{name: _decimal(name, value) for name, value in prices.items()}, source=source)
 
-    def cost(self, usage: Usage, images: int = 0) -> Decimal | None:
-        """What ``usage`` (and ``images`` generated images) cost; ``None`` if a price it needs is unknown.
+    def cost(self, usage: Usage, images: int = 0, *, batch: bool = False) -> Decimal | None:
+        """What ``usage`` (and ``images`` generated images) cost; ``None`` if a price it needs is
+        unknown. ``batch``: the call was an item of a provider batch job (``batch_factor`` applies).
 
         The prompt's cached tokens (``usage.cached_tokens``, part of ``prompt_tokens``) are billed
         at ``cached_input``, the rest of the prompt at ``input``.
@@ -70,6 +74,8 @@ class Prices:
             total += images * self.image
         if not (usage.prompt_tokens or usage.completion_tokens or thinking or images):
             return None  # nothing was counted: the cost is unknown, not zero
+        if batch:
+            return None if self.batch_factor is None else total * self.batch_factor
         return total
 
 

@@ -257,8 +257,10 @@ class BatchCapable(BaseProvider):
         try:
             custom_id, kind, request = self.build_batch_entry(item)
             if kind == "embedding":
-                return _iface(self, EmbeddingCapable, kind).parse_embedding_response(raw, request)
-            response = self.parse_chat_response(raw, _chat_of((custom_id, kind, request)))
+                embedded = _iface(self, EmbeddingCapable, kind).parse_embedding_response(raw, request)
+                return self._costed(embedded, request, batch=True)
+            chat = _chat_of((custom_id, kind, request))
+            response = self._costed(self.parse_chat_response(raw, chat), chat, batch=True)
             if isinstance(item, JsonItem):
                 return JsonResponse.of(decode_json(response, item.json_schema, self.identifier), response)
             if kind == "decision":

@@ -35,12 +35,17 @@ _PRICES: dict[str, tuple[str, str | None, str]] = {
     "gemini-3.5-flash": ("1.50", "0.15", "9.00"),
 }
 
+#: Gemini Batch Mode charges half the list price for input and output tokens: Google's batch-mode
+#: announcement ("priced at 50% less than the standard rate for a given model", Google Developers
+#: Blog), as quoted by third parties (unverified, read 2026-12-01).
+BATCH_FACTOR = "0.5"
+
 
 def _prices(model_id: str) -> Prices | None:
     if model_id not in _PRICES:
         return None
     input_, cached, output = _PRICES[model_id]
-    return Prices.of(PRICE_SOURCE, input=input_, cached_input=cached, output=output)
+    return Prices.of(PRICE_SOURCE, input=input_, cached_input=cached, output=output, batch_factor=BATCH_FACTOR)
 
 
 TEXT_FEATURES = frozenset(

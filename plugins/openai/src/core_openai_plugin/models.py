@@ -36,12 +36,17 @@ _PRICES = {
     "gpt-5.1": ("1.25", "0.125", "10.00"),
 }
 
+#: The OpenAI Batch API charges half the list price for input and output tokens: OpenAI's Batch
+#: API guide (platform.openai.com/docs/guides/batch, a 50% discount), as quoted by third parties
+#: (unverified, read 2026-12-01).
+BATCH_FACTOR = "0.5"
+
 
 def _prices(model_id: str) -> Prices | None:
     if model_id not in _PRICES:
         return None
     input_, cached, output = _PRICES[model_id]
-    return Prices.of(PRICE_SOURCE, input=input_, cached_input=cached, output=output)
+    return Prices.of(PRICE_SOURCE, input=input_, cached_input=cached, output=output, batch_factor=BATCH_FACTOR)
 
 
 #: Chat models without image input.
