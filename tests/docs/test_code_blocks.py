@@ -35,6 +35,7 @@ import ast
 import asyncio
 import contextlib
 import inspect
+import io
 import itertools
 import json
 import os
@@ -68,7 +69,7 @@ MODES = ("test-provider", "replay", "own-process", "run-by")
 #: Environment that would make a sample depend on the machine it runs on.
 _MACHINE_ENV = re.compile(r"^(LLM_CORE_.*|.*_API_KEY|OPENAI_BASE_URL|GOOGLE_GEMINI_BASE_URL|XDG_CONFIG_HOME)$")
 #: ``llm-core`` commands of the docs that run offline without a key or a terminal.
-RUNS_OFFLINE = {"providers", "route", "models", "aliases", "plugins", "logs", "keys list", "keys path"}
+RUNS_OFFLINE = {"providers", "route", "models", "aliases", "plugins", "logs", "keys", "completion"}
 
 
 def text(page: str) -> str:
@@ -240,8 +241,12 @@ def _runs_offline(words: list[str]) -> bool:
 
 @pytest.mark.parametrize("page", ["README.md", "docs/cli.md"])
 @pytest.mark.usefixtures("offline_session")
-def test_offline_commands_run(page: str, capsys: pytest.CaptureFixture[str]) -> None:
-    """A reader without a key can paste these lines; replay lines read the repository's cassettes."""
+def test_offline_commands_run(page: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A reader without a key can paste these lines; replay lines read the repository's cassettes.
+    ``keys set`` reads the key from piped stdin (as documented), into the session's config dir:
+    never the machine's keyring."""
+    monkeypatch.setenv("LLM_CORE_KEYRING", "0")
+    monkeypatch.setattr(sys, "stdin", io.StringIO("not-a-real-key\n" * 10))
     ran = []
     for words in _command_lines(page):
         if words[0] != "llm-core" or not (_runs_offline(words) or "--replay" in words):
