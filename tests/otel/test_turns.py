@@ -21,7 +21,8 @@ from llm_core import observer_scopes
 from llm_core.conversation import MaxStepsError
 from llm_core.registry import Registry
 from llm_core.responses import Usage
-from llm_core.testing import FakeProvider, FakeReply
+from llm_core.specs import ProviderSpec
+from llm_core.testing import FakeProvider, FakeReply, fake_spec
 
 from .conftest import Telemetry
 from .test_event_loop import EXPORT_SECONDS, SlowExporter
@@ -160,21 +161,46 @@ def test_an_abandoned_stream_ends_its_turn_without_error(registry: Registry, tel
     assert observer_scopes.current() == 0  # nothing left behind in the caller's context
 
 
-def test_an_abandoned_async_stream_ends_its_turn_at_once(registry: Registry, telemetry: Telemetry) -> None:
-    """``aclose()`` on the turn's stream ends the turn's span then and there."""
+def register(registry: Registry, identifier: str, *replies: FakeReply) -> FakeProvider:
+    """A fake registered under ``identifier`` whose factory returns this one instance."""
+    spec = fake_spec(identifier)
+    instance = FakeProvider(spec=spec, replies=replies)
+    registry.register(
+        ProviderSpec(spec.identifier, spec.name, spec.features, lambda **_: instance, spec.models, spec.default_model)
+    )
+    return instance
+
+
+@pytest.mark.parametrize("backend", ["provider", "router"])
+def test_an_abandoned_async_stream_is_closed_at_once(registry: Registry, telemetry: Telemetry, backend: str) -> None:
+    """``aclose()`` on a conversation's stream closes the provider's stream then and there (not
+    when the generator is collected): its call span (abandoned) and the turn's span have ended
+    before the event loop is done."""
+    steps = (FakeReply.calling(("add", {"a": 2, "b": 3})), FakeReply("a long answer"))
+    if backend == "provider":
+        api: Any = FakeProvider(replies=steps).aio
+    else:
+        register(registry, "alpha", *steps)
+        api = registry.router("chat").aio
 
     async def main() -> list[str]:
-        events = tool_loop(FakeReply("a long answer")).aio.conversation(tools=[add]).stream("go")
+        events = api.conversation(tools=[add]).stream("go")
         async for event in events:
             if event.type.value == "TOKEN":
                 break
-        await events.aclose()  # type: ignore[attr-defined]
+        await events.aclose()
         return [span.name for span in telemetry.spans()]
 
-    assert "invoke_agent" in asyncio.run(main())
-    (turn,) = by_name(telemetry)["invoke_agent"]
+    ended = asyncio.run(main())
+    model = "fake-model"
+    assert ended.count(f"chat {model}") == 2 and "invoke_agent" in ended
+    spans = by_name(telemetry)
+    assert spans[f"chat {model}"][1].attributes["llm_core.stream.abandoned"] is True
+    (turn,) = spans["invoke_agent"]
     assert turn.attributes["llm_core.stream.abandoned"] is True
     assert "error.type" not in turn.attributes
+    # a router's turn names the provider that answered its last call
+    assert turn.attributes["gen_ai.provider.name"] == ("fake" if backend == "provider" else "alpha")
 
 
 def test_a_failing_tool_has_error_type_and_the_turn_goes_on(registry: Registry, telemetry: Telemetry) -> None:

@@ -17,7 +17,7 @@ from llm_core.errors import FallbackExhaustedError, LLMError, UnsupportedFeature
 from llm_core.features import Feature
 from llm_core.messages import ChatMessage
 from llm_core.responses import CompletionResponse
-from llm_core.streaming import StreamEvent, StreamEventType
+from llm_core.streaming import StreamEvent, StreamEventType, aclose_stream
 from llm_core.tools import ToolSpec
 
 #: The history as one provider gets it (see :func:`~llm_core.conversation.history.for_provider`).
@@ -216,12 +216,15 @@ class RouterBackend:
             gate = _FallbackGate(self.router, identifier, errors)
             self._answering = identifier
             fell_back = False
-            async for event in events:
-                passed = gate.pass_on(event)
-                if passed is None:
-                    fell_back = True
-                    break
-                yield passed
+            try:
+                async for event in events:
+                    passed = gate.pass_on(event)
+                    if passed is None:
+                        fell_back = True
+                        break
+                    yield passed
+            finally:  # stopped or fallen back: this provider's stream is released now
+                await aclose_stream(events)
             if not fell_back:
                 return
         yield StreamEvent.failure(FallbackExhaustedError(errors))

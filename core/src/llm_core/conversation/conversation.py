@@ -27,7 +27,7 @@ from llm_core.conversation.state import (
 )
 from llm_core.errors import InvalidInputError, LLMError
 from llm_core.responses import CompletionResponse
-from llm_core.streaming import StreamEvent, StreamEventType, StreamMetadata
+from llm_core.streaming import StreamEvent, StreamEventType, StreamMetadata, aclose_stream
 from llm_core.tools import ToolCall
 
 C = TypeVar("C", bound=ConversationState)
@@ -215,9 +215,13 @@ class AsyncConversation(ConversationState):
                     yield event
             for _ in range(self.max_steps):
                 turn = _StreamedTurn(self._backend.name)
-                async for event in self._backend.astream(self._prepare, specs, options, self.features()):
-                    if turn.take(event):
-                        yield event
+                events = self._backend.astream(self._prepare, specs, options, self.features())
+                try:
+                    async for event in events:
+                        if turn.take(event):
+                            yield event
+                finally:  # a caller that stops: the provider's stream is released now, not at collection
+                    await aclose_stream(events)
                 if turn.error is not None:
                     yield StreamEvent.end()
                     return
