@@ -5,7 +5,8 @@ Provider failures keep the SDK exception as ``__cause__`` (``raise ... from``).
 ``fallback`` whether the router may try the next capable provider.
 
 Errors pickle (e.g. across processes): type, message and attributes come back; the chained
-``__cause__`` does not (as for any Python exception), and known keys are redacted first.
+``__cause__`` does not (as for any Python exception), and known keys are redacted first, in
+the chain too (so that a reducer which pickles the chain, as tblib's does, finds none).
 """
 
 from __future__ import annotations
@@ -31,7 +32,12 @@ class LLMError(Exception):
         return f"[{self.provider}] {self.message}" if self.provider else self.message
 
     def __reduce__(self) -> tuple[Any, ...]:
-        # rebuilt without calling __init__ (subclasses take other arguments), keys redacted
+        # rebuilt without calling __init__ (subclasses take other arguments), keys redacted.
+        # The chain is redacted in place first: a reducer that also pickles __cause__ and
+        # __context__ (tblib's, which importing dask.distributed installs for every exception
+        # class and reinstalls per error on a worker) calls this method and pickles the chain
+        # as it is then.
+        redaction.redact_exception(self)
         state = redaction.redact_value(dict(vars(self)))
         return (_rebuild, (type(self), redaction.redact_value(self.args), state))
 
