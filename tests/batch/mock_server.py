@@ -25,6 +25,8 @@ Where each shape comes from (nothing here is invented):
   {"inlinedResponses": [{"response": GenerateContentResponse | {"embedding": …}, "metadata"} |
   {"error": JobError}]}}}}`` (``types.BatchJob``, ``InlinedResponse``, ``JobError``,
   ``InlinedEmbedContentResponse``, ``SingleEmbedContentResponse``).
+- Gemini input and output files (upload, create with a file, download, the lines): see
+  ``mock_gemini_files``.
 
 Each item's answer echoes its prompt (``echo: <text>``), so a test can check every result is
 the right one. A prompt containing ``FAIL`` fails alone (HTTP 400 / RPC code 3). ``outcome``
@@ -44,6 +46,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+import mock_gemini_files as gfiles
 
 HOST = "127.0.0.1"
 GEMINI_STATES = {
@@ -134,9 +138,12 @@ def answer_text(body: dict[str, Any]) -> str:
     fmt = (body.get("text") or {}).get("format") or {}
     if fmt.get("type") in ("json_schema", "json_object"):
         return json_answer(text, fmt.get("schema"))
-    config = (body.get("request") or body).get("generationConfig") or {}
-    if config.get("responseMimeType") == "application/json":
-        return json_answer(text, config.get("responseJsonSchema") or config.get("responseSchema"))
+    request = body.get("request") or body
+    # inlined requests arrive in lowerCamelCase (the SDK's), file lines with the proto names
+    config = request.get("generationConfig") or request.get("generation_config") or {}
+    if (config.get("responseMimeType") or config.get("response_mime_type")) == "application/json":
+        schema = config.get("responseJsonSchema") or config.get("response_json_schema") or config.get("responseSchema")
+        return json_answer(text, schema)
     return "echo: " + text
 
 
@@ -174,6 +181,7 @@ class Job:
     requests: list[dict[str, Any]]
     endpoint: str = ""
     input_file_id: str = ""
+    source: str = "inlined"  # Gemini: "inlined" or "file"
     polls: int = 0
     state: str = "queued"
     output_file_id: str | None = None
@@ -205,6 +213,7 @@ class BatchServer:
         self.downloads: list[str] = []
         self.single_calls = 0
         self.hooks: dict[str, Callable[[], None]] = {}
+        self.upload_sessions: dict[str, gfiles.Upload] = {}
         self.lock = threading.Lock()
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -261,6 +270,17 @@ class BatchServer:
 
     def finish(self, job: Job, state: str) -> None:
         job.state = state
+        if job.provider == "gemini" and job.source == "file" and state != "failed":
+            lines = []
+            for line in job.requests[: self.answered(job)]:
+                text = last_text(line["request"])
+                if job.kind == "embeddings":
+                    answer: Any = {"embedding": {"values": vector(text)}, "tokenCount": "4"}
+                else:
+                    answer = gemini_response(job.model, answer_text(line))
+                lines.append(gfiles.output_line(line, "FAIL" in text, answer))
+            job.output_file_id = "files/batch-" + job.id.removeprefix("batches/")
+            self.files[job.output_file_id] = "".join(line + "\n" for line in lines).encode()
         if job.provider == "openai" and state != "failed":
             ok, bad = [], []
             for index, line in enumerate(job.requests):
@@ -360,7 +380,10 @@ class BatchServer:
             "updateTime": "2026-12-01T10:00:05.000000Z",
             "state": state,
         }
-        if job.state in ("completed", "expired", "cancelled"):
+        if job.source == "file" and job.output_file_id is not None:
+            metadata["output"] = {"responsesFile": job.output_file_id}
+            metadata["endTime"] = "2026-12-01T10:05:00.000000Z"
+        elif job.state in ("completed", "expired", "cancelled") and job.source == "inlined":
             responses = []
             for index, request in enumerate(job.requests[: self.answered(job)]):
                 text = last_text(request)
@@ -400,9 +423,13 @@ class _Handler(BaseHTTPRequestHandler):
     def batch(self) -> BatchServer:
         return self.server.batch  # type: ignore[attr-defined,no-any-return]
 
-    def _send(self, status: int, document: Any, content_type: str = "application/json") -> None:
+    def _send(
+        self, status: int, document: Any, content_type: str = "application/json", headers: dict[str, str] | None = None
+    ) -> None:
         data = document if isinstance(document, bytes) else json.dumps(document).encode()
         self.send_response(status)
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
         self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
@@ -427,6 +454,8 @@ class _Handler(BaseHTTPRequestHandler):
         self._send(*reply)
 
     def _dispatch(self, server: BatchServer, method: str, path: str, body: bytes) -> tuple[Any, ...] | None:
+        if method == "POST" and path.startswith(gfiles.UPLOAD_PATH):  # upload chunks carry no key header
+            return self._gemini_upload(server, body)
         if self.headers.get("x-goog-api-key") is None:  # the OpenAI SDK sends a bearer token instead
             return self._openai(server, method, path, body)
         match = re.match(r"^/v1(?:beta)?/(.*)$", path)
@@ -531,15 +560,41 @@ class _Handler(BaseHTTPRequestHandler):
 
     # -- Gemini routes -------------------------------------------------------------------
 
-    def _gemini(self, server: BatchServer, method: str, path: str, body: bytes) -> tuple[Any, ...]:
+    def _gemini_upload(self, server: BatchServer, body: bytes) -> tuple[Any, ...]:
+        command = self.headers.get("X-Goog-Upload-Command", "")
+        if command == "start":
+            session = f"session{len(server.upload_sessions) + 1:04d}"
+            upload, headers = gfiles.start_upload(self.headers, body, session, server.url)
+            server.upload_sessions[session] = upload
+            return 200, b"", "application/json", headers
+        session = re.search(r"upload_id=([^&]+)", self.path)
+        upload = server.upload_sessions[session.group(1)] if session else None
+        if upload is None or int(self.headers.get("X-Goog-Upload-Offset") or -1) != len(upload.data):
+            return 400, {"error": {"code": 400, "message": "bad upload offset", "status": "INVALID_ARGUMENT"}}
+        upload.data.extend(body)
+        if "finalize" not in command:
+            return 200, b"", "application/json", {"x-goog-upload-status": "active"}
+        name = f"files/upload{len(server.files) + 1:06d}"
+        server.files[name] = bytes(upload.data)
+        server.uploads += 1
+        document = gfiles.file_document(name, upload.display_name, upload.mime_type, bytes(upload.data), server.url)
+        return 200, {"file": document}, "application/json", {"x-goog-upload-status": "final"}
+
+    def _gemini(self, server: BatchServer, method: str, path: str, body: bytes) -> tuple[Any, ...] | None:
         match = re.match(r"^models/([^:]+):(batchGenerateContent|asyncBatchEmbedContent)$", path)
         if match and method == "POST":
             args = json.loads(body)["batch"]
-            requests = args["inputConfig"]["requests"]["requests"]
-            if match.group(2) == "asyncBatchEmbedContent":
-                requests = [r["request"] for r in requests]
             kind = "embeddings" if match.group(2) == "asyncBatchEmbedContent" else "generate"
+            source = args["inputConfig"]
+            file_name = source.get("fileName") or source.get("file_name")
+            if file_name:
+                requests = gfiles.input_lines(server.files[file_name])
+            else:
+                requests = source["requests"]["requests"]
+                if kind == "embeddings":
+                    requests = [r["request"] for r in requests]
             job = Job("gemini", server.new_id("batches/"), kind, match.group(1), args.get("displayName", ""), requests)
+            job.source = "file" if file_name else "inlined"
             server.jobs[job.id] = job
             server.creates += 1
             server._fire("create")
@@ -550,6 +605,10 @@ class _Handler(BaseHTTPRequestHandler):
             server.single_calls += 1
             model = path.removeprefix("models/").removesuffix(":generateContent")
             return 200, gemini_response(model, answer_text(json.loads(body)))
+        match = re.match(r"^(files/[^/:]+):download$", path)
+        if match and method == "GET" and match.group(1) in server.files:
+            server.downloads.append(match.group(1))
+            return self._download(server, server.files[match.group(1)])
         if method == "GET" and path == "batches":
             return 200, {
                 "operations": [server.gemini_batch(j) for j in reversed(server.jobs.values()) if j.provider == "gemini"]

@@ -1,23 +1,28 @@
-"""Gemini batch mode: ``client.batches.create`` with inlined requests (each the
-``generate_content`` arguments of the single call, plus ``metadata`` naming its ``custom_id``)
-and ``client.batches.create_embeddings`` (one ``EmbedContentBatch``: every input of the job,
-one config); results from the job's inlined responses, in input order, parsed by the
-single-call parsers.
+"""Gemini batch mode: ``client.batches.create`` (each request the ``generate_content`` arguments
+of the single call, plus ``metadata`` naming its ``custom_id``) and
+``client.batches.create_embeddings`` (every input of the job, one config); results parsed by
+the single-call parsers.
 
-Shapes: ``google.genai.types`` ``InlinedRequest``, ``BatchJobSource``, ``EmbeddingsBatchJobSource``,
-``EmbedContentBatch``, ``CreateBatchJobConfig`` (``display_name``: the job's tag), ``BatchJob``
-(``state``: ``JobState``; ``dest.inlined_responses``: ``InlinedResponse``;
-``dest.inlined_embed_content_responses``: ``InlinedEmbedContentResponse``), ``JobError``. The SDK
-is imported only inside the calls.
+A job of at most :data:`INLINE_MAX_ITEMS` requests and :data:`INLINE_MAX_BYTES` goes inlined in
+the create call (one ``EmbedContentBatch`` for embeddings) and its responses come back inside the
+job, in input order. A bigger job goes as an uploaded JSONL file and its results come back as
+one (:mod:`core_gemini_plugin.batch_files`).
+
+Shapes: ``google.genai.types`` ``InlinedRequest``, ``BatchJobSource`` (``inlined_requests`` or
+``file_name``), ``EmbeddingsBatchJobSource``, ``EmbedContentBatch``, ``CreateBatchJobConfig``
+(``display_name``: the job's tag), ``BatchJob`` (``state``: ``JobState``; ``dest.inlined_responses``:
+``InlinedResponse``; ``dest.inlined_embed_content_responses``: ``InlinedEmbedContentResponse``;
+``dest.file_name``: the output file), ``JobError``. The SDK is imported only inside the calls.
 """
 
 from __future__ import annotations
 
+import itertools
 import warnings
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from core_gemini_plugin.errors import error_for_status
+from core_gemini_plugin import batch_files
 from llm_core.batch.capability import BatchCapable, Item, Result
 from llm_core.batch.types import BatchState, BatchStatus, ItemKind
 from llm_core.errors import InvalidResponseError, LLMError
@@ -30,6 +35,12 @@ PROVIDER = "gemini"
 FIND_LIMIT = 1000
 #: The metadata key of an inlined request that holds its ``custom_id``.
 ID_KEY = "custom_id"
+#: A job goes inlined up to this many requests: every status request of an inlined job returns all
+#: its responses, so bigger jobs go as a file, whose results are downloaded once.
+INLINE_MAX_ITEMS = 1_000
+#: ... and up to this size (the docs: inlined requests suit "smaller batches that keep the total
+#: request size under 20MB").
+INLINE_MAX_BYTES = 20_000_000
 
 _STATES = {
     "JOB_STATE_UNSPECIFIED": BatchState.QUEUED,
@@ -45,18 +56,23 @@ _STATES = {
     "JOB_STATE_CANCELLED": BatchState.CANCELLED,
     "JOB_STATE_EXPIRED": BatchState.EXPIRED,
 }
-#: google.rpc codes (``JobError.code``) → the HTTP status the single call would have had.
-_RPC_HTTP = {1: 499, 2: 500, 3: 400, 4: 504, 5: 404, 6: 409, 7: 403, 8: 429, 9: 400, 10: 409, 13: 500, 14: 503, 16: 401}
-
-
 # -- pure mapping and parsing -------------------------------------------------------------------
 
 
 def map_batch(group: str, mapped: Sequence[tuple[str, dict[str, Any]]], tag: str) -> dict[str, Any]:
-    """``batches.create`` (or ``create_embeddings``) arguments for the job."""
+    """``batches.create`` (or ``create_embeddings``) arguments for the job: inlined requests, or
+    the input file's lines (``file_lines``) for :func:`batch_files.upload` when the job is big."""
     model = mapped[0][1]["model"]
     config = {"display_name": tag}
-    if group.startswith("embeddings:"):
+    embeddings = group.startswith("embeddings:")
+    if embeddings:
+        lines = [line for cid, payload in mapped for line in batch_files.embedding_lines(cid, payload)]
+    else:
+        lines = [batch_files.generate_line(cid, payload) for cid, payload in mapped]
+    size = batch_files.check_size(lines)
+    if len(lines) > INLINE_MAX_ITEMS or size > INLINE_MAX_BYTES:
+        return {"embeddings": embeddings, "model": model, "file_lines": lines, "config": config}
+    if embeddings:
         settings = mapped[0][1].get("config") or {}
         contents = [text for _, payload in mapped for text in payload["contents"]]
         return {
@@ -95,8 +111,7 @@ def _records(raw: Any) -> list[Any]:
 
 def item_error(error: Any) -> LLMError:
     """The typed error of one failed request (``JobError``: an RPC code and a message)."""
-    code = _RPC_HTTP.get(error.code, error.code) if error.code is not None else None
-    return error_for_status(code, None, error.message)
+    return batch_files.rpc_error(error.code, error.message)
 
 
 def parse_records(records: Iterable[Any], order: Sequence[str], items: Mapping[str, Item]) -> Iterator[Result]:
@@ -134,8 +149,8 @@ def parse_records(records: Iterable[Any], order: Sequence[str], items: Mapping[s
 class GeminiBatch(BatchCapable):
     """The batch-mode half of :class:`~core_gemini_plugin.provider.GeminiProvider`."""
 
-    # inlined requests: the whole job travels in one create call (at most 20 MB), so keep jobs small
-    max_batch_items = 1_000
+    # a job above the inlined limits goes as a file (at most 2 GB); the runner's jobs stay this small
+    max_batch_items = 50_000
 
     if TYPE_CHECKING:
 
@@ -154,17 +169,25 @@ class GeminiBatch(BatchCapable):
 
     def _send_batch_create(self, payload: dict[str, Any]) -> Any:
         batches = self.client.batches
+        src: Any = payload.get("src")
+        if "file_lines" in payload:
+            src = batch_files.upload(self.client, payload["file_lines"], payload["config"]["display_name"])
         if not payload["embeddings"]:
-            return batches.create(model=payload["model"], src=payload["src"], config=payload["config"])
+            return batches.create(model=payload["model"], src=src, config=payload["config"])
+        src = {"file_name": src} if isinstance(src, str) else src
         with _experimental_ok():
-            return batches.create_embeddings(model=payload["model"], src=payload["src"], config=payload["config"])
+            return batches.create_embeddings(model=payload["model"], src=src, config=payload["config"])
 
     async def _asend_batch_create(self, payload: dict[str, Any]) -> Any:
         batches = self.client.aio.batches
+        src: Any = payload.get("src")
+        if "file_lines" in payload:
+            src = await batch_files.aupload(self.client, payload["file_lines"], payload["config"]["display_name"])
         if not payload["embeddings"]:
-            return await batches.create(model=payload["model"], src=payload["src"], config=payload["config"])
+            return await batches.create(model=payload["model"], src=src, config=payload["config"])
+        src = {"file_name": src} if isinstance(src, str) else src
         with _experimental_ok():
-            return await batches.create_embeddings(model=payload["model"], src=payload["src"], config=payload["config"])
+            return await batches.create_embeddings(model=payload["model"], src=src, config=payload["config"])
 
     def _send_batch_get(self, job_id: str) -> Any:
         return self.client.batches.get(name=job_id)
@@ -198,15 +221,28 @@ class GeminiBatch(BatchCapable):
 
     parse_batch_status = staticmethod(parse_job)
 
-    def _send_batch_output(self, raw: Any) -> list[Any]:
+    def _send_batch_output(self, raw: Any) -> Iterable[Any]:
+        name = raw.dest.file_name if raw.dest is not None else None
+        if name:
+            return self._execute("batch_download", None, batch_files.download, self.client, name)
         return _records(raw)  # inlined: the responses came with the job
 
-    async def _asend_batch_output(self, raw: Any) -> list[Any]:
+    async def _asend_batch_output(self, raw: Any) -> Iterable[Any]:
+        name = raw.dest.file_name if raw.dest is not None else None
+        if name:
+            return await self._aexecute("batch_download", None, batch_files.adownload, self.client, name)
         return _records(raw)
 
     def parse_batch_output(
         self, records: Iterable[Any], order: Sequence[str], items: Mapping[str, Item]
     ) -> Iterator[Result]:
+        pending = iter(records)
+        first = next(pending, None)
+        if first is None:
+            return iter(())
+        records = itertools.chain([first], pending)
+        if isinstance(first, dict):  # the lines of an output file
+            return batch_files.file_results(records, items)
         return parse_records(records, order, items)
 
 
