@@ -69,7 +69,7 @@ def check_endpoint(base_url: str | None, *, has_key: bool, settings: TransportSe
     )
 
 
-def sync_http_client(limits: Limits, **client_args: Any) -> httpx2.Client:
+def sync_http_client(limits: Limits, /, **client_args: Any) -> httpx2.Client:
     """An ``httpx2.Client`` enforcing ``limits`` (``client_args`` as httpx2 takes them: proxy,
     verify, limits, headers, a ``transport`` to wrap ...; redirects are never followed)."""
     from llm_core import _http_guard
@@ -77,7 +77,7 @@ def sync_http_client(limits: Limits, **client_args: Any) -> httpx2.Client:
     return _http_guard.sync_client(limits, client_args)
 
 
-def async_http_client(limits: Limits, **client_args: Any) -> httpx2.AsyncClient:
+def async_http_client(limits: Limits, /, **client_args: Any) -> httpx2.AsyncClient:
     """The async twin of :func:`sync_http_client` (one connection pool per event loop)."""
     from llm_core import _http_guard
 
