@@ -91,33 +91,28 @@ async def run_items(
     limiter: RateLimiter | None = None,
 ) -> None:
     """Run ``(item, line)`` pairs on ``target`` with at most ``concurrency`` in flight; each
-    result (response or typed error) goes to ``on_result`` as it arrives. The input is read
-    only as fast as slots free up, so memory stays flat however long it is."""
+    result (response or typed error) goes to ``on_result`` as it arrives. ``concurrency``
+    workers share the input, each taking the next pair as soon as its call is done, so the
+    input is read only as fast as calls finish and memory stays flat however long it is."""
     if concurrency < 1:
         raise InvalidInputError(f"concurrency must be at least 1, got {concurrency!r}")
     limiter = limiter or RateLimiter()
+    source = iter(items)
 
-    async def one(item: Item, line: str) -> tuple[Item, Any]:
-        estimate = estimate_tokens(line)
-        await limiter.acquire(estimate)
-        result = await acall_item(target, item)
-        limiter.charge(usage_tokens(result) - estimate)
-        return item, result
+    async def worker() -> None:
+        # A worker goes straight from one call to the next: no waiting on the whole pool of
+        # tasks per result, and its connection goes back to work instead of idling in the pool.
+        for item, line in source:  # shared: each pair goes to exactly one worker
+            estimate = estimate_tokens(line)
+            await limiter.acquire(estimate)
+            result = await acall_item(target, item)
+            limiter.charge(usage_tokens(result) - estimate)
+            on_result(item, result)
 
-    running: set[asyncio.Task[tuple[Item, Any]]] = set()
+    workers = [asyncio.create_task(worker()) for _ in range(concurrency)]
     try:
-        for item, line in items:
-            if len(running) >= concurrency:
-                done, running = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
-                for task in done:
-                    on_result(*task.result())
-            running.add(asyncio.create_task(one(item, line)))
-        while running:
-            done, running = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
-            for task in done:
-                on_result(*task.result())
+        await asyncio.gather(*workers)  # the first failure (a bug, Ctrl-C) raises as it is
     finally:
-        for task in running:
+        for task in workers:
             task.cancel()
-        if running:
-            await asyncio.gather(*running, return_exceptions=True)
+        await asyncio.gather(*workers, return_exceptions=True)
