@@ -13,6 +13,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from benchmarks import batch_local
 from benchmarks.coldstart import ROOT
 
 #: The targets (checked here, never by timed tests). Ratios are llm-core over the bare SDK called
@@ -184,7 +185,26 @@ def check_targets(data: dict[str, Any]) -> list[dict[str, Any]]:
                     "MiB",
                 )
             )
+    batch = results.get("batch")
+    if batch:
+        out += batch_targets(batch)
     return out
+
+
+def batch_targets(batch: dict[str, Any]) -> list[dict[str, Any]]:
+    """The batch runner's targets (:mod:`benchmarks.batch_local`): throughput, flat memory, every id once."""
+    name = f"batch runner, local mode ({batch['provider']}, {batch['requests']:,} at {batch['concurrency']})"
+    growth = batch_local.worst_growth(batch)
+    return [
+        _ratio_target(
+            f"{name}: throughput over the bare SDK", batch["throughput"], batch_local.THROUGHPUT_RATIO, at_least=True
+        ),
+        _target(
+            f"{name}: live-object growth, first to last quarter", growth["objects"], batch_local.OBJECT_SLACK, "objects"
+        ),
+        _target(f"{name}: RSS growth, first to last quarter", growth["rss_mib"], batch_local.RSS_SLACK_MIB, "MiB"),
+        _target(f"{name}: every id exactly once, every result ok", 0.0 if batch["all_ok"] else 1.0, 0, ""),
+    ]
 
 
 def _ratio_target(name: str, cmp: dict[str, Any], limit: float, *, at_least: bool = False) -> dict[str, Any]:
@@ -401,6 +421,8 @@ def markdown(data: dict[str, Any]) -> str:
                 f"{_n(m['rss_growth_mib'], 2)} | {_n(m['peak_rss_mib'])} | "
                 f"{m['objects_start']:,}, {m['objects_end']:,} | {m['objects_growth']:+,} |"
             )
+    if results.get("batch"):
+        lines += batch_local.markdown_lines(results["batch"])
     lines += [
         "",
         "### Targets",

@@ -10,8 +10,9 @@ view, the headline) and with the bare SDK sending the identical payload (see
 :mod:`benchmarks.sides`). Sections: ``cold`` (fresh interpreters: start-up against the
 entry-point scan, and ready to call), ``calls`` (per call, sync and async), ``streams`` (first
 delta and whole stream, sync and async), ``concurrency`` (async throughput, user's view),
-``memory`` (RSS and live objects over many calls, user's view). ``--check`` exits 1 when a target
-is missed (the numbers are noisy: re-run before believing a miss).
+``memory`` (RSS and live objects over many calls, user's view), ``batch`` (the batch job runner in
+local mode against ``asyncio.gather`` over the bare SDK: :mod:`benchmarks.batch_local`). ``--check``
+exits 1 when a target is missed (the numbers are noisy: re-run before believing a miss).
 """
 
 from __future__ import annotations
@@ -25,11 +26,11 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from benchmarks import coldstart, measure, memory, report
+from benchmarks import batch_local, coldstart, measure, memory, report
 from benchmarks.server import LoopbackServer
 from benchmarks.sides import PROVIDERS, SAME_PAYLOAD, USER_VIEW, Side, build
 
-SECTIONS = ("cold", "calls", "streams", "concurrency", "memory")
+SECTIONS = ("cold", "calls", "streams", "concurrency", "memory", "batch")
 #: The two comparisons: (llm-core side, SDK side).
 PAIRS = {"user": USER_VIEW, "payload": SAME_PAYLOAD}
 
@@ -52,6 +53,9 @@ class Counts:
     memory_warmup: int = 500
     cold_runs: int = 21
     ready_runs: int = 21
+    batch_requests: int = 10_000
+    batch_concurrency: int = 100
+    batch_rounds: int = 3
 
     def calls(self) -> dict[str, int]:
         return {"warmup": self.call_warmup, "rounds": self.call_rounds, "per_round": self.calls_per_round}
@@ -76,6 +80,9 @@ class Counts:
             memory_warmup=5,
             cold_runs=1,
             ready_runs=1,
+            batch_requests=60,
+            batch_concurrency=10,
+            batch_rounds=1,
         )
 
 
@@ -196,6 +203,15 @@ def run(counts: Counts, sections: set[str], providers: tuple[str, ...]) -> dict[
                     results["providers"][provider].setdefault("memory", {})[side] = memory.run(
                         provider, side, server.url, counts.memory_calls, counts.memory_warmup
                     )
+        if "batch" in sections:
+            results["batch"] = batch_local.run(
+                server.url,
+                provider="openai" if "openai" in providers else providers[0],
+                requests=counts.batch_requests,
+                concurrency=counts.batch_concurrency,
+                rounds=counts.batch_rounds,
+                log=_log,
+            )
         results["server"] = server.get("/_bench/stats")
     facts["load_average_end"] = os.getloadavg()
     facts["duration_s"] = time.time() - started
