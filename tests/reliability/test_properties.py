@@ -145,6 +145,8 @@ numbers = st.none() | st.floats(allow_nan=True, allow_infinity=True) | st.intege
         confidence=numbers,
     ),
 )
+@example(DecisionAnswer(key="pick", kind="choice", value=math.inf, choice="a"))
+@example(DecisionAnswer(key="pick", kind="choice", value=math.nan, choice="b"))
 def test_decision_answers_are_valid_or_refused_with_the_key(answer: DecisionAnswer) -> None:
     questions = parse_questions([
         {"key": "ok", "kind": "yes_no", "instructions": "ok?"},

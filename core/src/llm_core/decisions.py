@@ -234,6 +234,8 @@ def _answer_problem(question: Question, answer: DecisionAnswer | None) -> str | 
             return "yes/no probabilities must have exactly the keys 'yes' and 'no'"
         return None
     if isinstance(question, ChoiceQuestion):
+        if answer.value is not None and not math.isfinite(answer.value):  # no parser sets one
+            return f"choice value {answer.value} is not a finite number"
         if answer.choice not in question.options:
             return f"choice {answer.choice!r} is not one of the offered options"
         if answer.probabilities is not None and set(answer.probabilities) != set(question.options):
