@@ -129,13 +129,20 @@ class OpenAIProvider(
         )
         return kwargs
 
+    def _http_client_args(self) -> dict[str, Any]:
+        """``client_args`` over the connection-pool limits the SDK gives its own default client
+        (1,000 connections, 100 kept alive), which our httpx2 client would otherwise not have."""
+        from openai import DEFAULT_CONNECTION_LIMITS
+
+        return {"limits": DEFAULT_CONNECTION_LIMITS, **(reveal_secrets(self.options.get("client_args")) or {})}
+
     @property
     def client(self) -> OpenAI:
         """The synchronous SDK client (built on first use)."""
         if self._client is None:
             from openai import OpenAI
 
-            http = sync_http_client(self.limits, **(reveal_secrets(self.options.get("client_args")) or {}))
+            http = sync_http_client(self.limits, **self._http_client_args())
             self._client = OpenAI(**self._client_kwargs(), http_client=http)
         return self._client
 
@@ -146,7 +153,7 @@ class OpenAIProvider(
         if self._aclient is None:
             from openai import AsyncOpenAI
 
-            http = async_http_client(self.limits, **(reveal_secrets(self.options.get("client_args")) or {}))
+            http = async_http_client(self.limits, **self._http_client_args())
             self._aclient = AsyncOpenAI(**self._client_kwargs(), http_client=http)
         return self._aclient
 
