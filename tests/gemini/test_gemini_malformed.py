@@ -31,6 +31,7 @@ from llm_core.retry import RetryPolicy
 from llm_core.streaming import StreamEventType
 
 NO_CANDIDATES = "has no candidates"
+UNREADABLE = "answer could not be read"
 EMPTY_CANDIDATE = "neither content nor a finish reason"
 #: (body, content type, what the error names)
 CALLS: dict[str, tuple[str, str, str]] = {
@@ -43,9 +44,9 @@ CALLS: dict[str, tuple[str, str, str]] = {
     "candidate null": ('{"candidates": [null]}', "application/json", EMPTY_CANDIDATE),
     "no parts": (json.dumps(up.gemini_content([])), "application/json", r"finished \(STOP\) without any content"),
     # the SDK fails on these after sending (a TypeError / pydantic error), mapped in errors.py
-    "bare number": ("42", "application/json", ""),
-    "candidates an object": ('{"candidates": {"content": {}}}', "application/json", ""),
-    "parts not objects": ('{"candidates": [{"content": {"parts": ["Paris."]}}]}', "application/json", ""),
+    "bare number": ("42", "application/json", UNREADABLE),
+    "candidates an object": ('{"candidates": {"content": {}}}', "application/json", UNREADABLE),
+    "parts not objects": ('{"candidates": [{"content": {"parts": ["Paris."]}}]}', "application/json", UNREADABLE),
 }
 #: (events, what the error names)
 STREAMS: dict[str, tuple[list[str], str]] = {
