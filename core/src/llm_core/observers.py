@@ -6,7 +6,6 @@ cost of a call is one attribute check.
 
 from __future__ import annotations
 
-import copy
 import itertools
 import logging
 from typing import Any
@@ -100,9 +99,10 @@ def emit(hook_name: str, event: dict[str, Any]) -> None:
 
 
 def own_copy(event: dict[str, Any]) -> dict[str, Any]:
-    """A copy of ``event`` for one observer: its lists and dicts (features, usage) are copied
-    too; the error object is the one the caller gets."""
-    return {key: copy.deepcopy(value) if isinstance(value, list | dict) else value for key, value in event.items()}
+    """A copy of ``event`` for one observer: its lists and dicts (features, usage,
+    fallback_from) are copied too; they hold plain values only, so a shallow copy of each is a
+    whole copy. The error, request and response objects are the ones the caller has."""
+    return {key: value.copy() if isinstance(value, list | dict) else value for key, value in event.items()}
 
 
 class LoggingObserver:

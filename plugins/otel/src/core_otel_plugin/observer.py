@@ -117,13 +117,14 @@ class OtelObserver(ScopeSpans):
             return
         span, started, metric_attributes = opened
         self._capture_response(span, event)
+        attributes: dict[str, Any] = {}  # set at once: the SDK takes its span lock per call
         if event.get("response_model"):
-            span.set_attribute("gen_ai.response.model", event["response_model"])
+            attributes["gen_ai.response.model"] = event["response_model"]
             metric_attributes["gen_ai.response.model"] = event["response_model"]
         if event.get("finish_reason"):
-            span.set_attribute("gen_ai.response.finish_reasons", [event["finish_reason"]])
+            attributes["gen_ai.response.finish_reasons"] = [event["finish_reason"]]
         if event.get("response_id"):
-            span.set_attribute("gen_ai.response.id", event["response_id"])
+            attributes["gen_ai.response.id"] = event["response_id"]
         usage = event.get("usage") or {}
         # the conventions' output count is the billable output: answer plus reasoning tokens
         output = (usage.get("completion_tokens") or 0) + (usage.get("thinking_tokens") or 0)
@@ -132,18 +133,19 @@ class OtelObserver(ScopeSpans):
             (output, "gen_ai.usage.output_tokens", "output"),
         ):
             if count:
-                span.set_attribute(attribute, count)
+                attributes[attribute] = count
                 self._tokens.record(count, {**metric_attributes, "gen_ai.token.type": kind})
         if usage.get("thinking_tokens") is not None:
-            span.set_attribute("gen_ai.usage.reasoning.output_tokens", usage["thinking_tokens"])
+            attributes["gen_ai.usage.reasoning.output_tokens"] = usage["thinking_tokens"]
         if usage.get("cached_tokens") is not None:  # part of input_tokens, as the conventions say
-            span.set_attribute("gen_ai.usage.cache_read.input_tokens", usage["cached_tokens"])
+            attributes["gen_ai.usage.cache_read.input_tokens"] = usage["cached_tokens"]
         if usage.get("cost") is not None:
-            span.set_attribute(COST_ATTRIBUTE, str(usage["cost"]))
+            attributes[COST_ATTRIBUTE] = str(usage["cost"])
         if event.get("abandoned"):
-            span.set_attribute("llm_core.stream.abandoned", True)
+            attributes["llm_core.stream.abandoned"] = True
         if event.get("attempts", 1) > 1:
-            span.set_attribute("llm_core.attempts", event["attempts"])
+            attributes["llm_core.attempts"] = event["attempts"]
+        span.set_attributes(attributes)
         self._duration.record(time.perf_counter() - started, metric_attributes)
         span.end()
 
