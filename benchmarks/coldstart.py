@@ -74,9 +74,9 @@ genai.Client(api_key="bench-key", http_options={{"base_url": {url!r}}})
 
 
 def bench_env() -> dict[str, str]:
-    """The environment of every benchmark process: no user config, no plugin filters, no base
-    URL overrides (nothing may leave the loopback), the benchmark's fake keys, and a discovery
-    cache of its own."""
+    """The environment of every benchmark process: no user config, only the provider plugins, no
+    base URL overrides (nothing may leave the loopback), the benchmark's fake keys, and a
+    discovery cache of its own."""
     env = {
         k: v
         for k, v in os.environ.items()
@@ -89,6 +89,9 @@ def bench_env() -> dict[str, str]:
         env[variable] = str(home / name)
     env["GEMINI_API_KEY"] = "bench-key"
     env["OPENAI_API_KEY"] = "bench-key"
+    # llm-core with its two provider plugins: an installed core-otel-plugin would observe every
+    # call (its cost is benchmarks.otel_overhead's measure, not this one's)
+    env["LLM_CORE_PLUGINS"] = "core-gemini-plugin,core-openai-plugin"
     return env
 
 
