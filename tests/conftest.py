@@ -3,9 +3,15 @@ log (and any config.toml) never touch the real ``~/.config/llm-core``, nor the O
 
 from __future__ import annotations
 
+import asyncio
+import time
+from collections.abc import Callable, Coroutine
 from pathlib import Path
+from typing import Any
 
 import pytest
+
+LoopGaps = Callable[[Coroutine[Any, Any, Any]], list[float]]
 
 
 @pytest.fixture(autouse=True)
@@ -15,3 +21,28 @@ def _private_config_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: p
     monkeypatch.delenv("LLM_CORE_LOGS_DB", raising=False)
     monkeypatch.setenv("LLM_CORE_KEYRING", "0")  # keys go to the file; tests of the keyring set their own
     return home
+
+
+@pytest.fixture
+def loop_gaps() -> LoopGaps:
+    """``loop_gaps(work)`` runs the coroutine ``work`` beside a ticker that sleeps 5 ms forty
+    times, and returns the gaps between the ticks: a loop blocked for X seconds shows a gap of
+    about X, so the largest gap says whether anything stalled the loop."""
+
+    async def ticker(gaps: list[float]) -> None:
+        last = time.perf_counter()
+        for _ in range(40):
+            await asyncio.sleep(0.005)
+            now = time.perf_counter()
+            gaps.append(now - last)
+            last = now
+
+    def run(work: Coroutine[Any, Any, Any]) -> list[float]:
+        async def main() -> list[float]:
+            gaps: list[float] = []
+            await asyncio.gather(work, ticker(gaps))
+            return gaps
+
+        return asyncio.run(main())
+
+    return run

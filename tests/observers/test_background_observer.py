@@ -3,7 +3,6 @@ caller nor the event loop waits for them, and every event still arrives, in orde
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import threading
 import time
@@ -39,7 +38,7 @@ def provider() -> FakeProvider:
     return FakeProvider(default_reply=FakeReply(content="ok"))
 
 
-def test_the_event_loop_keeps_ticking_while_a_slow_observer_works(registry: Registry) -> None:
+def test_the_event_loop_keeps_ticking_while_a_slow_observer_works(registry: Registry, loop_gaps: Any) -> None:
     slow = SlowRecorder()
     background = BackgroundObserver(slow)
     registry.add_observer(background)
@@ -49,20 +48,7 @@ def test_the_event_loop_keeps_ticking_while_a_slow_observer_works(registry: Regi
         for _ in range(5):
             await fake.aio.chat_completion("hi")
 
-    async def ticker(gaps: list[float]) -> None:
-        last = time.perf_counter()
-        for _ in range(20):
-            await asyncio.sleep(0.005)
-            now = time.perf_counter()
-            gaps.append(now - last)
-            last = now
-
-    async def main() -> list[float]:
-        gaps: list[float] = []
-        await asyncio.gather(calls(), ticker(gaps))
-        return gaps
-
-    gaps = asyncio.run(main())
+    gaps = loop_gaps(calls())
     assert background.flush(timeout=10)
     # run on the loop, one slow event would leave a gap of SLOW_SECONDS; a loaded machine far less
     assert max(gaps) < SLOW_SECONDS / 2, max(gaps)

@@ -7,6 +7,7 @@ import asyncio
 import threading
 import time
 from collections.abc import Sequence
+from typing import Any
 
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, SpanExportResult
@@ -32,7 +33,7 @@ class SlowExporter(SpanExporter):
         return SpanExportResult.SUCCESS
 
 
-def test_slow_exporter_does_not_delay_concurrent_tasks() -> None:
+def test_slow_exporter_does_not_delay_concurrent_tasks(loop_gaps: Any) -> None:
     exporter = SlowExporter()
     tracer_provider = TracerProvider()
     tracer_provider.add_span_processor(BatchSpanProcessor(exporter, schedule_delay_millis=1))
@@ -44,20 +45,7 @@ def test_slow_exporter_does_not_delay_concurrent_tasks() -> None:
             await provider.aio.chat_completion("hi")
             await asyncio.sleep(0.01)  # the exporter thread exports meanwhile
 
-    async def ticker(gaps: list[float]) -> None:
-        last = time.perf_counter()
-        for _ in range(40):
-            await asyncio.sleep(0.005)
-            now = time.perf_counter()
-            gaps.append(now - last)
-            last = now
-
-    async def main() -> list[float]:
-        gaps: list[float] = []
-        await asyncio.gather(calls(), ticker(gaps))
-        return gaps
-
-    gaps = asyncio.run(main())
+    gaps = loop_gaps(calls())
     during = set(exporter.threads)  # who exported while the loop ran
     tracer_provider.shutdown()  # flushes the rest
     assert len(exporter.exported) == 20

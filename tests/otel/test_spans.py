@@ -247,4 +247,3 @@ def test_response_id_cached_tokens_and_cost_are_span_attributes(
     assert attributes["gen_ai.usage.cache_read.input_tokens"] == 1024
     # 1024 uncached x 1 + 1024 cached x 0.1 + 10 x 2 USD per million
     assert attributes[COST_ATTRIBUTE] == str(Decimal("0.0011464"))
-

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import threading
-import time
 from typing import Any
 
 import pytest
@@ -261,7 +260,7 @@ def test_without_observers_no_scope_is_opened() -> None:
     assert scopes == [0]
 
 
-def test_turn_and_tool_spans_do_not_stall_the_event_loop() -> None:
+def test_turn_and_tool_spans_do_not_stall_the_event_loop(loop_gaps: Any) -> None:
     """The slow-exporter contract of test_event_loop.py, for turns and tool runs."""
     exporter = SlowExporter()
     tracer_provider = TracerProvider()
@@ -273,20 +272,7 @@ def test_turn_and_tool_spans_do_not_stall_the_event_loop() -> None:
             await tool_loop().aio.conversation(tools=[add]).send("What is 2 + 3?")
             await asyncio.sleep(0.01)  # the exporter thread exports meanwhile
 
-    async def ticker(gaps: list[float]) -> None:
-        last = time.perf_counter()
-        for _ in range(40):
-            await asyncio.sleep(0.005)
-            now = time.perf_counter()
-            gaps.append(now - last)
-            last = now
-
-    async def main() -> list[float]:
-        gaps: list[float] = []
-        await asyncio.gather(turns(), ticker(gaps))
-        return gaps
-
-    gaps = asyncio.run(main())
+    gaps = loop_gaps(turns())
     during = set(exporter.threads)
     tracer_provider.shutdown()
     assert sorted({s.name for s in exporter.exported}) == ["chat fake-model", "execute_tool add", "invoke_agent"]
