@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -38,6 +39,20 @@ def _finish(process: subprocess.Popen[str]) -> tuple[int, str]:
         process.communicate()
         raise
     return process.returncode, out + err
+
+
+def _settled_calls(server: BatchServer, quiet: float = 0.3, limit: float = 10.0) -> int:
+    """The server's single-call count once it has stopped moving: requests a killed runner sent
+    just before it died may still be in the server's handler threads, and must not be counted as
+    the next run's."""
+    deadline = time.monotonic() + limit
+    count = server.single_calls
+    while time.monotonic() < deadline:
+        time.sleep(quiet)
+        if server.single_calls == count:
+            return count
+        count = server.single_calls
+    raise AssertionError(f"the server kept receiving calls for {limit} s after the runner stopped")
 
 
 def _check_output(output: Path) -> None:
@@ -82,7 +97,7 @@ def test_interrupted_local_run_resumes(stop: str, server: BatchServer, write_jso
     done = output.read_bytes().count(b"\n") if output.exists() else 0  # whole lines reached the disk
     if stop == "ctrl-c":
         assert load_summary(output).done == done >= 1  # what had come back was written and recorded
-    sent = server.single_calls
+    sent = _settled_calls(server)
     second = _start(source, output, server, "local")
     code, log = _finish(second)
     assert code == 0, log
