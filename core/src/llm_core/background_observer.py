@@ -18,17 +18,12 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
-from llm_core.hooks import PROJECT, LLMCoreSpecs, hookimpl
+from llm_core.hooks import PROJECT, hookimpl
+from llm_core.observers import OBSERVER_HOOKS
 
 logger = logging.getLogger("llm_core.calls")
 
 Hook = Callable[..., object]
-
-#: The hooks an observer can implement (every hook but provider registration).
-OBSERVER_HOOKS = tuple(
-    name for name in vars(LLMCoreSpecs) if name.startswith("llm_core_") and name != "llm_core_register_providers"
-)
-
 
 def _implemented(observer: object, name: str) -> Hook | None:
     """``observer``'s implementation of hook ``name``, if it marked one with ``hookimpl``."""
