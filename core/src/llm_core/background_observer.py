@@ -25,6 +25,7 @@ logger = logging.getLogger("llm_core.calls")
 
 Hook = Callable[..., object]
 
+
 def _implemented(observer: object, name: str) -> Hook | None:
     """``observer``'s implementation of hook ``name``, if it marked one with ``hookimpl``."""
     target = getattr(observer, name, None)

@@ -96,6 +96,19 @@ def _decimal(name: str, value: Any) -> Decimal | None:
     return price
 
 
+#: A catalogue's list prices: model id -> (input, cached input or ``None``, output), US dollars
+#: per million tokens, as text.
+PriceTable = Mapping[str, tuple[str, str | None, str]]
+
+
+def listed_prices(table: PriceTable, model_id: str, *, source: str, batch_factor: str | None = None) -> Prices | None:
+    """``model_id``'s prices from a catalogue's ``table``; ``None`` when the table lists none."""
+    if model_id not in table:
+        return None
+    input_, cached, output = table[model_id]
+    return Prices.of(source, input=input_, cached_input=cached, output=output, batch_factor=batch_factor)
+
+
 def effective_prices(model: str, catalogue: Prices | None, path: Path | None = None) -> Prices | None:
     """``catalogue`` with the config file's ``[prices."MODEL"]`` fields laid over it."""
     from llm_core.config import load_config_file

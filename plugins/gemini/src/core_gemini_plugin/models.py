@@ -13,7 +13,7 @@
 from __future__ import annotations
 
 from llm_core.features import Feature
-from llm_core.pricing import Prices
+from llm_core.pricing import Prices, PriceTable, listed_prices
 from llm_core.specs import ModelInfo
 
 #: Where the list prices come from. Read on 2026-12-01 from third-party copies of Google's
@@ -25,7 +25,7 @@ from llm_core.specs import ModelInfo
 #: read carry no prices (cost unknown).
 PRICE_SOURCE = "ai.google.dev/gemini-api/docs/pricing as quoted by third parties, read 2026-12-01 (unverified)"
 
-_PRICES: dict[str, tuple[str, str | None, str]] = {
+_PRICES: PriceTable = {
     "gemini-2.5-flash": ("0.30", "0.03", "2.50"),
     "gemini-2.5-pro": ("1.25", "0.125", "10.00"),
     "gemini-2.5-flash-lite": ("0.10", None, "0.40"),
@@ -42,10 +42,7 @@ BATCH_FACTOR = "0.5"
 
 
 def _prices(model_id: str) -> Prices | None:
-    if model_id not in _PRICES:
-        return None
-    input_, cached, output = _PRICES[model_id]
-    return Prices.of(PRICE_SOURCE, input=input_, cached_input=cached, output=output, batch_factor=BATCH_FACTOR)
+    return listed_prices(_PRICES, model_id, source=PRICE_SOURCE, batch_factor=BATCH_FACTOR)
 
 
 TEXT_FEATURES = frozenset(

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from llm_core.features import Feature
-from llm_core.pricing import Prices
+from llm_core.pricing import Prices, PriceTable, listed_prices
 from llm_core.specs import ModelInfo
 
 #: Where the list prices come from. Read on 2026-12-01 from third-party copies of OpenAI's pricing
@@ -27,7 +27,7 @@ from llm_core.specs import ModelInfo
 #: reasoning tokens are billed as output. Models without a figure we could read carry no prices.
 PRICE_SOURCE = "platform.openai.com/docs/pricing as quoted by third parties, read 2026-12-01 (unverified)"
 
-_PRICES = {
+_PRICES: PriceTable = {
     "gpt-5.5": ("5.00", "0.50", "30.00"),
     "gpt-5.4": ("2.50", "0.25", "15.00"),
     "gpt-5.4-mini": ("0.75", "0.075", "4.50"),
@@ -43,10 +43,7 @@ BATCH_FACTOR = "0.5"
 
 
 def _prices(model_id: str) -> Prices | None:
-    if model_id not in _PRICES:
-        return None
-    input_, cached, output = _PRICES[model_id]
-    return Prices.of(PRICE_SOURCE, input=input_, cached_input=cached, output=output, batch_factor=BATCH_FACTOR)
+    return listed_prices(_PRICES, model_id, source=PRICE_SOURCE, batch_factor=BATCH_FACTOR)
 
 
 #: Chat models without image input.
