@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from llm_core import observers
+from llm_core.registry import reset_registry
 
 LoopGaps = Callable[[Coroutine[Any, Any, Any]], list[float]]
 
@@ -46,3 +49,17 @@ def loop_gaps() -> LoopGaps:
         return asyncio.run(main())
 
     return run
+
+
+@pytest.fixture
+def fresh_registry(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """A new process-wide registry and no observers, before and after the test, with none of the
+    developer's provider preference, plugin filter or config file. (Folders whose every test needs
+    it use it from an autouse fixture of their conftest.)"""
+    for name in ("LLM_CORE_CONFIG", "LLM_CORE_PREFER", "LLM_CORE_PLUGINS", "LLM_CORE_STRICT_PLUGINS"):
+        monkeypatch.delenv(name, raising=False)
+    reset_registry()
+    observers.install(None)
+    yield
+    observers.install(None)
+    reset_registry()

@@ -3,27 +3,20 @@ router) that never sleep and never touch the network."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
-from llm_core import observers
-from llm_core.registry import Registry, reset_registry
+from llm_core.registry import Registry
 from llm_core.retry import RetryPolicy
 from llm_core.specs import ProviderSpec
 from llm_core.testing import FakeProvider, FakeReply, fake_spec
 
 
 @pytest.fixture(autouse=True)
-def _isolated(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    for name in ("LLM_CORE_CONFIG", "LLM_CORE_PREFER", "LLM_CORE_PLUGINS"):
-        monkeypatch.delenv(name, raising=False)
-    reset_registry()
-    observers.install(None)
-    yield
-    observers.install(None)
-    reset_registry()
+def _isolated(fresh_registry: None) -> None:
+    """Every test here starts from a fresh registry with no observers (tests/conftest.py)."""
 
 
 @pytest.fixture

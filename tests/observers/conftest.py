@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from llm_core import hookimpl, observers
-from llm_core.registry import Registry, reset_registry
+from llm_core import hookimpl
+from llm_core.registry import Registry
 
 
 @dataclass
@@ -39,15 +37,8 @@ class Recorder:
 
 
 @pytest.fixture(autouse=True)
-def _isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
-    for name in ("LLM_CORE_CONFIG", "LLM_CORE_PREFER", "LLM_CORE_PLUGINS", "LLM_CORE_STRICT_PLUGINS"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))
-    reset_registry()
-    observers.install(None)
-    yield
-    observers.install(None)
-    reset_registry()
+def _isolated(fresh_registry: None) -> None:
+    """Every test here starts from a fresh registry with no observers (tests/conftest.py)."""
 
 
 @pytest.fixture

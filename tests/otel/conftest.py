@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,8 +13,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from core_otel_plugin.observer import OtelObserver
-from llm_core import observers
-from llm_core.registry import Registry, reset_registry
+from llm_core.registry import Registry
 
 
 @dataclass
@@ -42,15 +39,8 @@ class Telemetry:
 
 
 @pytest.fixture(autouse=True)
-def _isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
-    for name in ("LLM_CORE_CONFIG", "LLM_CORE_PREFER", "LLM_CORE_PLUGINS"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))
-    reset_registry()
-    observers.install(None)
-    yield
-    observers.install(None)
-    reset_registry()
+def _isolated(fresh_registry: None) -> None:
+    """Every test here starts from a fresh registry with no observers (tests/conftest.py)."""
 
 
 @pytest.fixture
