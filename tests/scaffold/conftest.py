@@ -16,7 +16,7 @@ import subprocess
 import sys
 import tomllib
 import zipfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 import pytest
@@ -200,18 +200,29 @@ PROJECTS = [ROOT / "core", ROOT / "plugins" / "gemini", ROOT / "plugins" / "open
 EXTRAS = ["replay", "cli"]
 
 
+def build(project: Path, out: Path, target: str = "wheel") -> Path:
+    """``project``'s wheel (or ``target="sdist"``: its sdist), built by hatchling into ``out``."""
+    subprocess.run(
+        [sys.executable, "-m", "hatchling", "build", "-t", target, "-d", str(out)],
+        cwd=project,
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
+    [built] = [p for p in out.iterdir() if p.name.endswith(".whl" if target == "wheel" else ".tar.gz")]
+    return built
+
+
+@pytest.fixture(scope="session")
+def build_distribution() -> Callable[..., Path]:
+    """:func:`build`, for the tests of this folder."""
+    return build
+
+
 @pytest.fixture(scope="module")
 def wheels(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
     out = tmp_path_factory.mktemp("wheels")
-    for project in PROJECTS:
-        subprocess.run(
-            [sys.executable, "-m", "hatchling", "build", "-t", "wheel", "-d", str(out)],
-            cwd=project,
-            check=True,
-            capture_output=True,
-            timeout=120,
-        )
-    return sorted(out.glob("*.whl"))
+    return sorted(build(project, out / project.name) for project in PROJECTS)
 
 
 @pytest.fixture(scope="module")

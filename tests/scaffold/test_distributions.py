@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import email
 import re
-import subprocess
-import sys
 import tarfile
 import zipfile
 from email.message import Message
 from pathlib import Path
+from typing import Any
 
 import pytest
 from packaging.requirements import Requirement
@@ -28,24 +27,14 @@ PROJECTS = {
 REPOSITORY = "https://github.com/llm-core/llm-core"
 
 
-def _build(project: Path, target: str, out: Path) -> Path:
-    subprocess.run(
-        [sys.executable, "-m", "hatchling", "build", "-t", target, "-d", str(out)],
-        cwd=project,
-        check=True,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    [built] = [p for p in out.iterdir() if p.name.endswith(".whl" if target == "wheel" else ".tar.gz")]
-    return built
-
-
 @pytest.fixture(scope="module", params=sorted(PROJECTS))
-def built(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path, Path]:
+def built(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, build_distribution: Any
+) -> tuple[str, Path, Path]:
     name = request.param
     out = tmp_path_factory.mktemp(name)
-    return name, _build(PROJECTS[name], "wheel", out / "wheel"), _build(PROJECTS[name], "sdist", out / "sdist")
+    project = PROJECTS[name]
+    return name, build_distribution(project, out / "wheel"), build_distribution(project, out / "sdist", "sdist")
 
 
 def _metadata(wheel: Path) -> Message:

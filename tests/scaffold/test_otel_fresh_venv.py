@@ -4,8 +4,6 @@ network), and a replayed call (the repository's cassettes) shows its span on a c
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -32,23 +30,11 @@ with replaying(Path(sys.argv[1])):
 """
 
 
-def wheel(project: Path, out: Path) -> Path:
-    subprocess.run(
-        [sys.executable, "-m", "hatchling", "build", "-t", "wheel", "-d", str(out)],
-        cwd=project,
-        check=True,
-        capture_output=True,
-        timeout=120,
-    )
-    [built] = out.glob("*.whl")
-    return built
-
-
 def test_otel_wheel_beside_the_others_traces_a_replayed_call(
-    plugin_wheelhouse: Path, fresh_venv: Any, tmp_path: Path
+    plugin_wheelhouse: Path, fresh_venv: Any, tmp_path: Path, build_distribution: Any
 ) -> None:
     venv = fresh_venv
-    wheels = [wheel(ROOT / name, tmp_path / name) for name in ("core", "plugins/gemini", "plugins/otel")]
+    wheels = [build_distribution(ROOT / name, tmp_path / name) for name in ("core", "plugins/gemini", "plugins/otel")]
     venv.pip_install(f"{wheels[0]}[replay]", str(wheels[1]), str(wheels[2]), "opentelemetry-sdk")
     script = tmp_path / "traced.py"
     script.write_text(SCRIPT, encoding="utf-8")
