@@ -24,8 +24,8 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 
 from benchmarks.measure import Series, compare
 from core_otel_plugin.observer import OtelObserver
-from llm_core import observers
-from llm_core.discovery import new_plugin_manager
+from llm_core.observe import observers
+from llm_core.registry.discovery import new_plugin_manager
 from llm_core.testing import FakeProvider, FakeReply
 
 TARGET_US = 60.0

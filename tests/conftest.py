@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from llm_core import observers
+from llm_core.observe import observers
 from llm_core.registry import reset_registry
 
 LoopGaps = Callable[[Coroutine[Any, Any, Any]], list[float]]

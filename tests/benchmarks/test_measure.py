@@ -7,8 +7,7 @@ import statistics
 
 from benchmarks.measure import Series, compare, difference_interval, median_interval, ratio_interval
 from benchmarks.report import _target
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 samples = st.lists(st.floats(min_value=0, max_value=1e6, allow_nan=False), min_size=1, max_size=300)
 

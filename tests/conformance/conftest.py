@@ -9,7 +9,7 @@ from types import ModuleType
 
 import pytest
 
-from llm_core import observers
+from llm_core.observe import observers
 from llm_core.registry import reset_registry
 
 KIT_PROVIDERS = Path(__file__).with_name("kit_providers.py")

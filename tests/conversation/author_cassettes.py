@@ -56,8 +56,13 @@ Wire, openai_wired = openai_author.Wire, openai_author.wired
 
 import flows  # noqa: E402
 from openai_scenarios import ok as openai_ok  # noqa: E402
-from openai_wire import Answer, Call, Msg, Think  # noqa: E402
-from openai_wire import usage as openai_usage  # noqa: E402
+from openai_wire import (  # noqa: E402
+    Answer,
+    Call,
+    Msg,
+    Think,
+    usage as openai_usage,
+)
 
 from llm_core.testing.cassettes import ReadableJSONSerializer, use_cassette  # noqa: E402
 

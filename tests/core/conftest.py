@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, settings
 
-from llm_core import observers
+from llm_core.observe import observers
 from llm_core.registry import Registry, reset_registry
 from llm_core.retry import RetryPolicy
 from llm_core.testing import FakeProvider, FakeReply, fake_spec

@@ -15,7 +15,7 @@ from llm_core import (
     Usage,
     hookimpl,
 )
-from llm_core import observers as observer_module
+from llm_core.observe import observers as observer_module
 from llm_core.testing import FakeProvider, FakeReply, fake_spec
 
 KEY = "sk-live-OBSERVED-SECRET-42"

@@ -5,8 +5,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from hypothesis import example, given
-from hypothesis import strategies as st
+from hypothesis import example, given, strategies as st
 
 from llm_core import CompletionResponse, EmbeddingResponse, ImageResponse, InvalidInputError, ToolCall, Usage
 

@@ -1,5 +1,5 @@
 """A router with ``prefer="cheapest"`` orders its capable providers by the expected cost of each
-call (llm_core.cost_estimate: characters ÷ 4, images and documents by rule, the call's
+call (llm_core.routing.cost_estimate: characters ÷ 4, images and documents by rule, the call's
 max_tokens) at each candidate model's prices; unknown prices last, ties by preference."""
 
 from __future__ import annotations
@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from llm_core.cost_estimate import DOCUMENT_PAGE_TOKENS, IMAGE_TOKENS, estimate_call
 from llm_core.messages import ChatMessage, DocumentPart, ImagePart, TextPart
 from llm_core.pricing import EXPECTED_ANSWER_TOKENS, Prices
 from llm_core.registry import Registry
 from llm_core.requests import Prompt
 from llm_core.responses import Usage
+from llm_core.routing.cost_estimate import DOCUMENT_PAGE_TOKENS, IMAGE_TOKENS, estimate_call
 from llm_core.specs import ModelInfo
 from llm_core.testing import fake_spec
 from llm_core.testing.fake import ALL_FEATURES
@@ -93,7 +93,7 @@ def test_other_policies_never_estimate(registry: Registry, monkeypatch: pytest.M
     def refuse(*args: object) -> Usage:
         raise AssertionError("estimated without prefer='cheapest'")
 
-    monkeypatch.setattr("llm_core.routing_policy.estimate_call", refuse)
+    monkeypatch.setattr("llm_core.routing.policy.estimate_call", refuse)
     assert registry.router("chat").chat_completion(LONG).provider == "mystery"
     assert registry.router("chat", prefer="writer").chat_completion(LONG).provider == "writer"
 

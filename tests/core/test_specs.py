@@ -6,8 +6,7 @@ import sys
 from typing import Any
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from llm_core import Feature, ModelInfo, PluginLoadError, ProviderSpec, UnknownFeatureError
 from llm_core.testing import FakeProvider

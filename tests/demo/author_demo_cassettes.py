@@ -42,9 +42,11 @@ def _load(name: str, path: Path) -> ModuleType:
 openai_author = _load("openai_cassette_author", ROOT / "tests" / "openai" / "cassette_author.py")
 gemini_author = _load("gemini_cassette_author", ROOT / "tests" / "gemini" / "cassette_author.py")
 
-from openai_scenarios import body as oa_body  # noqa: E402  (found through the path set by _load)
-from openai_scenarios import ok as oa_ok  # noqa: E402
-from openai_scenarios import sse as oa_sse  # noqa: E402
+from openai_scenarios import (  # noqa: E402  (found through the path set by _load)
+    body as oa_body,
+    ok as oa_ok,
+    sse as oa_sse,
+)
 from openai_wire import Answer, Call, Msg, Think, decision_body, usage  # noqa: E402
 
 from llm_core.cli.demo import _calls  # noqa: E402

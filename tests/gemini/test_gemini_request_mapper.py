@@ -9,8 +9,7 @@ from typing import Any
 
 import pytest
 from gemini_inputs import PNG, TOOL_RESULT_TABLE, WEATHER, CityLocation
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from core_gemini_plugin.contents import MAX_INLINE_BYTES, map_contents, replay_part, tool_result_object
 from core_gemini_plugin.request_mapper import (

@@ -7,8 +7,7 @@ from typing import Any
 
 import pytest
 from google.genai import types
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from core_gemini_plugin import assistant_message
 from core_gemini_plugin.contents import map_contents

@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from llm_core.discovery_cache import RACY_SECONDS
+from llm_core.registry.cache import RACY_SECONDS
 
 PROBE = textwrap.dedent("""
     import json, sys

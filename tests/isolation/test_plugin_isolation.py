@@ -117,7 +117,7 @@ def test_a_duplicate_identifier_is_logged_as_a_warning_and_recorded(
 ) -> None:
     site.add("alpha-plugin", SPEC.format(identifier="shared", name="From Alpha"))
     site.add("beta-plugin", SPEC.format(identifier="shared", name="From Beta"))
-    with caplog.at_level(logging.WARNING, logger="llm_core.discovery"):
+    with caplog.at_level(logging.WARNING, logger="llm_core.registry.discovery"):
         registry = site.discover(strict=False)
     assert registry.spec("shared").name == "From Alpha"
     [error] = registry.plugin_errors
@@ -141,7 +141,7 @@ def test_a_pinned_owner_keeps_the_identifier_quietly(
         config = tmp_path / "config.toml"
         config.write_text('[plugins.owners]\nshared = "beta-plugin"\n')
         monkeypatch.setenv("LLM_CORE_CONFIG", str(config))
-    with caplog.at_level(logging.INFO, logger="llm_core.discovery"):
+    with caplog.at_level(logging.INFO, logger="llm_core.registry.discovery"):
         registry = site.discover(strict=True)  # a pinned duplicate is not an error, even when strict
     assert (registry.spec("shared").name, registry.spec("shared").distribution) == ("From Beta", "beta-plugin")
     assert registry.plugin_errors == []
@@ -155,7 +155,7 @@ def test_a_pin_to_a_distribution_that_does_not_register_the_identifier_is_a_warn
     site.add("alpha-plugin", SPEC.format(identifier="shared", name="From Alpha"))
     site.add("beta-plugin", SPEC.format(identifier="shared", name="From Beta"))
     monkeypatch.setenv("LLM_CORE_PROVIDER_OWNERS", "shared=gamma-plugin")
-    with caplog.at_level(logging.WARNING, logger="llm_core.discovery"):
+    with caplog.at_level(logging.WARNING, logger="llm_core.registry.discovery"):
         registry = site.discover(strict=False)
     assert registry.spec("shared").distribution == "alpha-plugin"
     assert [e.distribution for e in registry.plugin_errors] == ["beta-plugin"]

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from llm_core import hookimpl
-from llm_core.background_observer import BackgroundObserver
+from llm_core.observe.background import BackgroundObserver
 from llm_core.registry import Registry
 from llm_core.testing import FakeProvider, FakeReply
 

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from llm_core import ChatMessage, DocumentPart, ImagePart, TextPart, observers
+from llm_core import ChatMessage, DocumentPart, ImagePart, TextPart
 from llm_core.decisions import DecisionAnswer
 from llm_core.errors import (
     AuthenticationError,
@@ -20,6 +20,7 @@ from llm_core.errors import (
     RateLimitError,
     ServerError,
 )
+from llm_core.observe import observers
 from llm_core.registry import Registry
 from llm_core.responses import Usage
 from llm_core.retry import RetryPolicy

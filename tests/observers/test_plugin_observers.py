@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from llm_core import observers
 from llm_core.errors import ServerError
+from llm_core.observe import observers
 from llm_core.registry import Registry
 from llm_core.retry import RetryPolicy
 from llm_core.testing import FakeProvider, FakeReply

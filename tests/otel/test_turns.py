@@ -16,8 +16,8 @@ from opentelemetry.trace import SpanKind, StatusCode
 
 from core_otel_plugin.content import CAPTURE_ENV
 from core_otel_plugin.observer import OtelObserver
-from llm_core import observer_scopes
 from llm_core.conversation import MaxStepsError
+from llm_core.observe import scopes as observer_scopes
 from llm_core.registry import Registry
 from llm_core.responses import Usage
 from llm_core.specs import ProviderSpec

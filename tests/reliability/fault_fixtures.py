@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from fault_server import FaultServer
 
-from llm_core import observers
 from llm_core.hooks import hookimpl
+from llm_core.observe import observers
 from llm_core.registry import reset_registry
 from llm_core.retry import RetryPolicy
 
@@ -172,7 +172,7 @@ class AttemptCounter:
 @pytest.fixture
 def attempts() -> AttemptCounter:
     """Count provider attempts through the observer hooks."""
-    from llm_core.discovery import new_plugin_manager
+    from llm_core.registry.discovery import new_plugin_manager
 
     counter = AttemptCounter()
     manager = new_plugin_manager()

@@ -121,7 +121,7 @@ def cli(
 ) -> dict[str, Any]:
     """``llm-core`` in-process, its registry holding the fake and both plugins pointed at the
     loopback servers (keys and base URLs from the environment, as a user would set them)."""
-    import llm_core.registry as registry_module
+    import llm_core.registry.registry as registry_module
 
     fake = _fake()
     spec = fake.provider_spec

@@ -22,8 +22,7 @@ import pytest
 import upstreams as up
 from fault_fixtures import Rig, Sleeps
 from fault_server import chunks, json_response
-from hypothesis import HealthCheck, assume, example, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, assume, example, given, settings, strategies as st
 
 from llm_core.capabilities import decode_json
 from llm_core.decisions import DecisionAnswer, parse_questions, validate_answers

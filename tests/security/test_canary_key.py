@@ -20,10 +20,10 @@ from fault_server import FaultServer, reset
 from fault_targets import GEMINI, OPENAI, Target
 from operations import OPERATIONS
 
-from llm_core import observers
-from llm_core.discovery import new_plugin_manager
 from llm_core.errors import AuthenticationError, InvalidResponseError, LLMError, ProviderConnectionError, ServerError
-from llm_core.observers import LoggingObserver
+from llm_core.observe import observers
+from llm_core.observe.observers import LoggingObserver
+from llm_core.registry.discovery import new_plugin_manager
 from llm_core.retry import RetryPolicy
 from llm_core.streaming import StreamEvent
 from llm_core.testing import FakeProvider, FakeReply

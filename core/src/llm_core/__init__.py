@@ -18,7 +18,7 @@ _EXPORTS: dict[str, str] = {
     "ModelInfo": "llm_core.specs",
     "hookimpl": "llm_core.hooks",
     "hookspec": "llm_core.hooks",
-    "BackgroundObserver": "llm_core.background_observer",
+    "BackgroundObserver": "llm_core.observe.background",
     # registry and routing
     "Registry": "llm_core.registry",
     "Selection": "llm_core.registry",
@@ -34,7 +34,7 @@ _EXPORTS: dict[str, str] = {
     "ToolDecision": "llm_core.conversation",
     "MaxStepsError": "llm_core.conversation",
     "ToolExecutionError": "llm_core.conversation",
-    "PluginError": "llm_core.discovery",
+    "PluginError": "llm_core.registry.discovery",
     "RetryPolicy": "llm_core.retry",
     "Secret": "llm_core.config",
     # data types
@@ -51,6 +51,7 @@ _EXPORTS: dict[str, str] = {
     "VisionResponse": "llm_core.responses",
     "EmbeddingResponse": "llm_core.responses",
     "ImageResponse": "llm_core.responses",
+    "TokenCount": "llm_core.responses",
     "ConnectionStatus": "llm_core.responses",
     "Prompt": "llm_core.requests",
     "ThinkingOptions": "llm_core.requests",
@@ -73,7 +74,7 @@ _EXPORTS: dict[str, str] = {
     # provider base and capability interfaces
     "BaseProvider": "llm_core.provider",
     "StreamParser": "llm_core.provider",
-    "AsyncProvider": "llm_core.aio",
+    "AsyncProvider": "llm_core.provider",
     "StreamingCapable": "llm_core.capabilities",
     "ToolCapable": "llm_core.capabilities",
     "VisionCapable": "llm_core.capabilities",
@@ -113,98 +114,9 @@ _EXPORTS: dict[str, str] = {
     ),
 }
 
-#: Literal, so that type checkers see what ``from llm_core import ...`` may import (kept equal to
-#: the keys of ``_EXPORTS``).
-__all__ = [
-    "AsyncConversation",
-    "AsyncProvider",
-    "AuthenticationError",
-    "BackgroundObserver",
-    "BaseProvider",
-    "CallContext",
-    "Candidate",
-    "ChatMessage",
-    "ChatRequest",
-    "ChoiceQuestion",
-    "CompletionResponse",
-    "ConfigurationError",
-    "ConnectionStatus",
-    "ContentFilteredError",
-    "ContextLengthExceededError",
-    "Conversation",
-    "ConversationResponse",
-    "DecisionAnswer",
-    "DecisionCapable",
-    "DecisionRequest",
-    "DecisionResponse",
-    "DecisionSubject",
-    "DocumentCapable",
-    "DocumentPart",
-    "DuplicateProviderError",
-    "EmbeddingCapable",
-    "EmbeddingRequest",
-    "EmbeddingResponse",
-    "FallbackExhaustedError",
-    "Feature",
-    "ImageGenerationCapable",
-    "ImagePart",
-    "ImageRequest",
-    "ImageResponse",
-    "InvalidDecisionResponse",
-    "InvalidInputError",
-    "InvalidRequestError",
-    "InvalidResponseError",
-    "LLMError",
-    "MaxStepsError",
-    "ModelInfo",
-    "NoMatchingProviderError",
-    "NotFoundError",
-    "PermissionDeniedError",
-    "PluginError",
-    "PluginLoadError",
-    "ProbabilityKind",
-    "Prompt",
-    "ProviderConnectionError",
-    "ProviderError",
-    "ProviderSpec",
-    "ProviderTimeoutError",
-    "RateLimitError",
-    "Registry",
-    "RetryPolicy",
-    "Role",
-    "Router",
-    "ScoreQuestion",
-    "Secret",
-    "Selection",
-    "ServerError",
-    "StreamEvent",
-    "StreamEventType",
-    "StreamMetadata",
-    "StreamParser",
-    "StreamingCapable",
-    "StructuredOutputCapable",
-    "TextPart",
-    "ThinkingOptions",
-    "TokenType",
-    "ToolCall",
-    "ToolCapable",
-    "ToolDecision",
-    "ToolExecutionError",
-    "ToolSpec",
-    "TransientError",
-    "UnknownFeatureError",
-    "UnknownProviderError",
-    "UnsupportedFeatureError",
-    "Usage",
-    "VisionCapable",
-    "VisionResponse",
-    "YesNoQuestion",
-    "get_registry",
-    "hookimpl",
-    "hookspec",
-    "normalize_messages",
-    "reset_registry",
-]
+#: What ``from llm_core import *`` gives. Type checkers read the imports at the bottom of this
+#: file instead (a test keeps them equal to ``_EXPORTS``).
+__all__ = sorted(_EXPORTS)
 
 
 def __getattr__(name: str) -> Any:
@@ -221,86 +133,130 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:
-    from llm_core.aio import AsyncProvider
-    from llm_core.background_observer import BackgroundObserver
     from llm_core.capabilities import (
-        DecisionCapable,
-        DocumentCapable,
-        EmbeddingCapable,
-        ImageGenerationCapable,
-        StreamingCapable,
-        StructuredOutputCapable,
-        ToolCapable,
-        VisionCapable,
+        DecisionCapable as DecisionCapable,
+        DocumentCapable as DocumentCapable,
+        EmbeddingCapable as EmbeddingCapable,
+        ImageGenerationCapable as ImageGenerationCapable,
+        StreamingCapable as StreamingCapable,
+        StructuredOutputCapable as StructuredOutputCapable,
+        ToolCapable as ToolCapable,
+        VisionCapable as VisionCapable,
     )
-    from llm_core.config import Secret
+    from llm_core.config import (
+        Secret as Secret,
+    )
     from llm_core.conversation import (
-        AsyncConversation,
-        Conversation,
-        ConversationResponse,
-        MaxStepsError,
-        ToolDecision,
-        ToolExecutionError,
+        AsyncConversation as AsyncConversation,
+        Conversation as Conversation,
+        ConversationResponse as ConversationResponse,
+        MaxStepsError as MaxStepsError,
+        ToolDecision as ToolDecision,
+        ToolExecutionError as ToolExecutionError,
     )
     from llm_core.decisions import (
-        ChoiceQuestion,
-        DecisionAnswer,
-        DecisionResponse,
-        DecisionSubject,
-        ProbabilityKind,
-        ScoreQuestion,
-        YesNoQuestion,
+        ChoiceQuestion as ChoiceQuestion,
+        DecisionAnswer as DecisionAnswer,
+        DecisionResponse as DecisionResponse,
+        DecisionSubject as DecisionSubject,
+        ProbabilityKind as ProbabilityKind,
+        ScoreQuestion as ScoreQuestion,
+        YesNoQuestion as YesNoQuestion,
     )
-    from llm_core.discovery import PluginError
     from llm_core.errors import (
-        AuthenticationError,
-        ConfigurationError,
-        ContentFilteredError,
-        ContextLengthExceededError,
-        DuplicateProviderError,
-        FallbackExhaustedError,
-        InvalidDecisionResponse,
-        InvalidInputError,
-        InvalidRequestError,
-        InvalidResponseError,
-        LLMError,
-        NoMatchingProviderError,
-        NotFoundError,
-        PermissionDeniedError,
-        PluginLoadError,
-        ProviderConnectionError,
-        ProviderError,
-        ProviderTimeoutError,
-        RateLimitError,
-        ServerError,
-        TransientError,
-        UnknownFeatureError,
-        UnknownProviderError,
-        UnsupportedFeatureError,
+        AuthenticationError as AuthenticationError,
+        ConfigurationError as ConfigurationError,
+        ContentFilteredError as ContentFilteredError,
+        ContextLengthExceededError as ContextLengthExceededError,
+        DuplicateProviderError as DuplicateProviderError,
+        FallbackExhaustedError as FallbackExhaustedError,
+        InvalidDecisionResponse as InvalidDecisionResponse,
+        InvalidInputError as InvalidInputError,
+        InvalidRequestError as InvalidRequestError,
+        InvalidResponseError as InvalidResponseError,
+        LLMError as LLMError,
+        NoMatchingProviderError as NoMatchingProviderError,
+        NotFoundError as NotFoundError,
+        PermissionDeniedError as PermissionDeniedError,
+        PluginLoadError as PluginLoadError,
+        ProviderConnectionError as ProviderConnectionError,
+        ProviderError as ProviderError,
+        ProviderTimeoutError as ProviderTimeoutError,
+        RateLimitError as RateLimitError,
+        ServerError as ServerError,
+        TransientError as TransientError,
+        UnknownFeatureError as UnknownFeatureError,
+        UnknownProviderError as UnknownProviderError,
+        UnsupportedFeatureError as UnsupportedFeatureError,
     )
-    from llm_core.features import Feature
-    from llm_core.hooks import hookimpl, hookspec
-    from llm_core.messages import ChatMessage, DocumentPart, ImagePart, Role, TextPart, normalize_messages
-    from llm_core.provider import BaseProvider, StreamParser
-    from llm_core.registry import Candidate, Registry, Selection, get_registry, reset_registry
+    from llm_core.features import (
+        Feature as Feature,
+    )
+    from llm_core.hooks import (
+        hookimpl as hookimpl,
+        hookspec as hookspec,
+    )
+    from llm_core.messages import (
+        ChatMessage as ChatMessage,
+        DocumentPart as DocumentPart,
+        ImagePart as ImagePart,
+        Role as Role,
+        TextPart as TextPart,
+        normalize_messages as normalize_messages,
+    )
+    from llm_core.observe.background import (
+        BackgroundObserver as BackgroundObserver,
+    )
+    from llm_core.provider import (
+        AsyncProvider as AsyncProvider,
+        BaseProvider as BaseProvider,
+        StreamParser as StreamParser,
+    )
+    from llm_core.registry import (
+        Candidate as Candidate,
+        Registry as Registry,
+        Selection as Selection,
+        get_registry as get_registry,
+        reset_registry as reset_registry,
+    )
+    from llm_core.registry.discovery import (
+        PluginError as PluginError,
+    )
     from llm_core.requests import (
-        ChatRequest,
-        DecisionRequest,
-        EmbeddingRequest,
-        ImageRequest,
-        Prompt,
-        ThinkingOptions,
+        ChatRequest as ChatRequest,
+        DecisionRequest as DecisionRequest,
+        EmbeddingRequest as EmbeddingRequest,
+        ImageRequest as ImageRequest,
+        Prompt as Prompt,
+        ThinkingOptions as ThinkingOptions,
     )
     from llm_core.responses import (
-        CompletionResponse,
-        ConnectionStatus,
-        EmbeddingResponse,
-        ImageResponse,
-        Usage,
-        VisionResponse,
+        CompletionResponse as CompletionResponse,
+        ConnectionStatus as ConnectionStatus,
+        EmbeddingResponse as EmbeddingResponse,
+        ImageResponse as ImageResponse,
+        TokenCount as TokenCount,
+        Usage as Usage,
+        VisionResponse as VisionResponse,
     )
-    from llm_core.retry import RetryPolicy
-    from llm_core.routing import Router
-    from llm_core.specs import ModelInfo, ProviderSpec
-    from llm_core.streaming import CallContext, StreamEvent, StreamEventType, StreamMetadata, TokenType
-    from llm_core.tools import ToolCall, ToolSpec
+    from llm_core.retry import (
+        RetryPolicy as RetryPolicy,
+    )
+    from llm_core.routing import (
+        Router as Router,
+    )
+    from llm_core.specs import (
+        ModelInfo as ModelInfo,
+        ProviderSpec as ProviderSpec,
+    )
+    from llm_core.streaming import (
+        CallContext as CallContext,
+        StreamEvent as StreamEvent,
+        StreamEventType as StreamEventType,
+        StreamMetadata as StreamMetadata,
+        TokenType as TokenType,
+    )
+    from llm_core.tools import (
+        ToolCall as ToolCall,
+        ToolSpec as ToolSpec,
+    )

@@ -11,7 +11,7 @@ from llm_core.errors import UnknownFeatureError
 class Feature(StrEnum):
     """A capability a provider (or one of its models) may offer.
 
-    Values are stable strings (SPEC §5 plus ``documents``, ``thinking`` and ``batch``).
+    Values are stable strings.
     ``Feature("vison")`` raises :class:`UnknownFeatureError` listing the valid names.
     """
 
@@ -30,6 +30,7 @@ class Feature(StrEnum):
     DOCUMENTS = "documents"
     THINKING = "thinking"
     BATCH = "batch"
+    TOKEN_COUNTING = "token_counting"  # noqa: S105 - a feature name, not a secret
 
     def __str__(self) -> str:
         return self.value

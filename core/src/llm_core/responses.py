@@ -147,6 +147,17 @@ class ImageResponse(BaseModel):
     __str__ = __repr__
 
 
+class TokenCount(BaseModel):
+    """The result of :meth:`count_tokens`: the input tokens a request would use, as the
+    provider counts them (``cached_tokens`` where it says how many come from a cache)."""
+
+    input_tokens: int = Field(ge=0)
+    model: str
+    provider: str
+    cached_tokens: int | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+
 class ConnectionStatus(BaseModel):
     """The result of :meth:`test_connection`."""
 

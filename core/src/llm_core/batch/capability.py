@@ -29,7 +29,6 @@ from llm_core.batch.types import (
     parse_item,
 )
 from llm_core.capabilities import (
-    FEATURE_INTERFACES,
     DecisionCapable,
     EmbeddingCapable,
     StructuredOutputCapable,
@@ -37,6 +36,7 @@ from llm_core.capabilities import (
 )
 from llm_core.errors import InvalidInputError, LLMError, UnsupportedFeatureError
 from llm_core.features import Feature
+from llm_core.operation import Cost
 from llm_core.provider import BaseProvider
 
 #: One prepared item: its id, kind and the validated single-call request.
@@ -258,9 +258,9 @@ class BatchCapable(BaseProvider):
             custom_id, kind, request = self.build_batch_entry(item)
             if kind == "embedding":
                 embedded = _iface(self, EmbeddingCapable, kind).parse_embedding_response(raw, request)
-                return self._costed(embedded, request, batch=True)
+                return self._costed(embedded, request, Cost.PROMPT, batch=True)
             chat = _chat_of((custom_id, kind, request))
-            response = self._costed(self.parse_chat_response(raw, chat), chat, batch=True)
+            response = self._costed(self.parse_chat_response(raw, chat), chat, Cost.TOKENS, batch=True)
             if isinstance(item, JsonItem):
                 return JsonResponse.of(decode_json(response, item.json_schema, self.identifier), response)
             if kind == "decision":
@@ -312,9 +312,5 @@ def new_tag() -> str:
     """A fresh job tag (the name a job is found by after a crash)."""
     return f"llm-core-{uuid.uuid4().hex}"
 
-
-# Feature.BATCH is backed by this interface. It is defined above the capability layer, so it adds
-# itself to the table implemented_features() reads (a provider class imports it before it exists).
-FEATURE_INTERFACES[Feature.BATCH] = BatchCapable
 
 __all__ = ["BatchCapable", "Entry", "Item", "LLMError", "Result", "new_tag"]

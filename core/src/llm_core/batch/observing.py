@@ -9,10 +9,10 @@ import functools
 from collections.abc import Callable, Generator, Iterator, Mapping
 from typing import Any, ParamSpec, Protocol, TypeVar
 
-from llm_core import observers
 from llm_core.batch.types import Item, Result
 from llm_core.errors import LLMError
-from llm_core.observer_scopes import Scope, open_scope, reset, scoped_iter
+from llm_core.observe import observers
+from llm_core.observe.scopes import Scope, open_scope, reset, scoped_iter
 
 P = ParamSpec("P")
 R = TypeVar("R")

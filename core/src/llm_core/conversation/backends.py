@@ -2,8 +2,9 @@
 
 A conversation knows providers only through the public contract below (:class:`ChatAPI`), so
 the fake provider and any third-party plugin get conversations for free; a router through the
-two methods of :class:`FallbackRouter`. Nothing here imports the provider, capability or
-routing modules (they import this package, for their ``conversation()`` methods).
+two methods of :class:`FallbackRouter`, and its fallback loop (:mod:`llm_core.routing.fallback`).
+Nothing here imports the provider, capability or router modules (they import this package, for
+their ``conversation()`` methods).
 """
 
 from __future__ import annotations
@@ -12,12 +13,12 @@ import itertools
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
 from typing import Any, Protocol
 
-from llm_core.conversation.history import ANSWERED_BY, FALLBACK_FROM
-from llm_core.errors import FallbackExhaustedError, LLMError, UnsupportedFeatureError
+from llm_core.errors import LLMError, UnsupportedFeatureError
 from llm_core.features import Feature
 from llm_core.messages import ChatMessage
 from llm_core.responses import CompletionResponse
-from llm_core.streaming import StreamEvent, StreamEventType, aclose_stream
+from llm_core.routing.fallback import Fallback, acall_each, astream_each, call_each, stream_each
+from llm_core.streaming import StreamEvent
 from llm_core.tools import ToolSpec
 
 #: The history as one provider gets it (see :func:`~llm_core.conversation.history.for_provider`).
@@ -118,7 +119,7 @@ class RouterBackend:
     the history as that provider must get it. Within one ``send`` the tool loop stays with the
     provider that answered (a fallback continues there); the next ``send`` starts again from the
     router's preferred order. Every response names who answered (``metadata["answered_by"]``)
-    and who failed before (``metadata["fallback_from"]``)."""
+    and who failed before (``metadata["fallback_from"]``), as a router's own calls do."""
 
     def __init__(self, router: FallbackRouter) -> None:
         self.router = router
@@ -128,133 +129,46 @@ class RouterBackend:
     def begin_turn(self) -> None:
         self._answering = None
 
-    def _providers(self, features: Iterable[Feature]) -> Iterator[tuple[str, Any]]:
-        """The router's candidates, from the one that answered this turn so far (if any)."""
-        found = self.router.fallback_providers(features)
-        if self._answering is None:
-            return found
-        sticky = self._answering
-        return itertools.dropwhile(lambda item: item[0] != sticky, found)
-
     def check(self, features: Iterable[Feature], model: str | None) -> None:
         self.router.fallback_providers(features)  # raises when no provider offers them all
 
-    def _skip(self, identifier: str, error: LLMError, errors: dict[str, LLMError]) -> None:
-        if not self.router.can_fall_back(error):
-            raise error
-        errors[identifier] = error
+    def _walk(self, features: Iterable[Feature]) -> Fallback:
+        """The router's candidates, from the one that answered this turn so far (if any)."""
+        found = self.router.fallback_providers(features)
+        if self._answering is not None:
+            sticky = self._answering
+            found = itertools.dropwhile(lambda item: item[0] != sticky, found)
+        return Fallback(found, self.router.can_fall_back, self._answered_by)
+
+    def _answered_by(self, identifier: str) -> None:
+        self._answering = identifier
 
     def call(
         self, prepare: Prepare, tools: Sequence[ToolSpec], options: dict[str, Any], features: set[Feature]
     ) -> CompletionResponse:
-        errors: dict[str, LLMError] = {}
-        for identifier, provider in self._providers(features):
-            try:
-                if isinstance(provider, LLMError):
-                    raise provider
-                response: CompletionResponse = _call(provider, prepare(identifier), tools, options)
-            except LLMError as exc:
-                self._skip(identifier, exc, errors)
-                continue
-            self._answering = identifier
-            return _answered(response, identifier, errors)
-        raise FallbackExhaustedError(errors)
+        walk = self._walk(features)
+        response: CompletionResponse = call_each(
+            walk, lambda provider: _call(provider, prepare(provider.identifier), tools, options)
+        )
+        return response
 
     async def acall(
         self, prepare: Prepare, tools: Sequence[ToolSpec], options: dict[str, Any], features: set[Feature]
     ) -> CompletionResponse:
-        errors: dict[str, LLMError] = {}
-        for identifier, provider in self._providers(features):
-            try:
-                if isinstance(provider, LLMError):
-                    raise provider
-                response: CompletionResponse = await _call(provider.aio, prepare(identifier), tools, options)
-            except LLMError as exc:
-                self._skip(identifier, exc, errors)
-                continue
-            self._answering = identifier
-            return _answered(response, identifier, errors)
-        raise FallbackExhaustedError(errors)
+        walk = self._walk(features)
+        return await acall_each(
+            walk, lambda provider: _call(provider.aio, prepare(provider.identifier), tools, options)
+        )
 
     def stream(
         self, prepare: Prepare, tools: Sequence[ToolSpec], options: dict[str, Any], features: set[Feature]
     ) -> Iterator[StreamEvent]:
         """Falls back while no token was delivered; afterwards an ERROR ends the turn."""
-        errors: dict[str, LLMError] = {}
-        for identifier, provider in self._providers(features | {Feature.STREAMING}):
-            try:
-                if isinstance(provider, LLMError):
-                    raise provider
-                events: Iterator[StreamEvent] = _stream(provider, prepare(identifier), tools, options)
-            except LLMError as exc:
-                self._skip(identifier, exc, errors)
-                continue
-            gate = _FallbackGate(self.router, identifier, errors)
-            self._answering = identifier
-            for event in events:
-                passed = gate.pass_on(event)
-                if passed is None:
-                    break
-                yield passed
-            else:
-                return
-        yield StreamEvent.failure(FallbackExhaustedError(errors))
-        yield StreamEvent.end()
+        walk = self._walk(features | {Feature.STREAMING})
+        return stream_each(walk, lambda provider: _stream(provider, prepare(provider.identifier), tools, options))
 
-    async def astream(
+    def astream(
         self, prepare: Prepare, tools: Sequence[ToolSpec], options: dict[str, Any], features: set[Feature]
     ) -> AsyncIterator[StreamEvent]:
-        errors: dict[str, LLMError] = {}
-        for identifier, provider in self._providers(features | {Feature.STREAMING}):
-            try:
-                if isinstance(provider, LLMError):
-                    raise provider
-                events: AsyncIterator[StreamEvent] = _stream(provider.aio, prepare(identifier), tools, options)
-            except LLMError as exc:
-                self._skip(identifier, exc, errors)
-                continue
-            gate = _FallbackGate(self.router, identifier, errors)
-            self._answering = identifier
-            fell_back = False
-            try:
-                async for event in events:
-                    passed = gate.pass_on(event)
-                    if passed is None:
-                        fell_back = True
-                        break
-                    yield passed
-            finally:  # stopped or fallen back: this provider's stream is released now
-                await aclose_stream(events)
-            if not fell_back:
-                return
-        yield StreamEvent.failure(FallbackExhaustedError(errors))
-        yield StreamEvent.end()
-
-
-class _FallbackGate:
-    """What a router stream passes on of one provider's events: ``None`` for a curable failure
-    before any token (the next provider is asked), METADATA with who answered."""
-
-    def __init__(self, router: FallbackRouter, identifier: str, errors: dict[str, LLMError]) -> None:
-        self.router = router
-        self.identifier = identifier
-        self.errors = errors
-        self.delivered = False
-
-    def pass_on(self, event: StreamEvent) -> StreamEvent | None:
-        if event.type is StreamEventType.TOKEN:
-            self.delivered = True
-        elif event.type is StreamEventType.ERROR and event.error is not None and not self.delivered:
-            if self.router.can_fall_back(event.error):
-                self.errors[self.identifier] = event.error
-                return None
-        elif event.type is StreamEventType.METADATA and event.metadata is not None:
-            extra = {**event.metadata.extra, ANSWERED_BY: self.identifier, FALLBACK_FROM: list(self.errors)}
-            return StreamEvent.meta(event.metadata.model_copy(update={"extra": extra}))
-        return event
-
-
-def _answered(response: CompletionResponse, identifier: str, errors: dict[str, LLMError]) -> CompletionResponse:
-    response.metadata[ANSWERED_BY] = identifier
-    response.metadata[FALLBACK_FROM] = list(errors)
-    return response
+        walk = self._walk(features | {Feature.STREAMING})
+        return astream_each(walk, lambda provider: _stream(provider.aio, prepare(provider.identifier), tools, options))

@@ -16,11 +16,9 @@ from llm_core.errors import InvalidInputError
 from llm_core.features import Feature
 from llm_core.messages import ChatMessage, DocumentPart, ImagePart, Role, TextPart, normalize_messages
 from llm_core.responses import CompletionResponse, Usage
+from llm_core.routing.fallback import ANSWERED_BY
 from llm_core.streaming import StreamMetadata
 from llm_core.tools import ToolCall
-
-ANSWERED_BY = "answered_by"
-FALLBACK_FROM = "fallback_from"
 
 UserInput = str | ChatMessage | Sequence[TextPart | ImagePart | DocumentPart | str]
 

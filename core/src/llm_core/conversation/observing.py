@@ -1,5 +1,5 @@
 """What observers hear of a conversation: each turn (``send`` / ``stream``) and each tool
-execution is a scope (:mod:`llm_core.observer_scopes`), so an observer can nest the turn's
+execution is a scope (:mod:`llm_core.observe.scopes`), so an observer can nest the turn's
 model calls and tool runs under it. With no observer installed each costs one check.
 
 Hooks: ``llm_core_turn_start`` / ``llm_core_turn_end`` and ``llm_core_tool_start`` /
@@ -16,7 +16,7 @@ from typing import Any
 
 from llm_core.conversation.history import add_usage
 from llm_core.conversation.state import ConversationState, ToolRun
-from llm_core.observer_scopes import Scope, open_scope, reset, scoped_aiter, scoped_iter
+from llm_core.observe.scopes import Scope, open_scope, reset, scoped_aiter, scoped_iter
 from llm_core.responses import Usage
 from llm_core.streaming import StreamEvent, StreamEventType
 

@@ -7,64 +7,53 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from llm_core.capabilities import FEATURE_INTERFACES
+from llm_core import capabilities
 from llm_core.features import Feature
 from llm_core.messages import ChatMessage
+from llm_core.operation import CHAT_HOOKS, Operation
+from llm_core.operations import OPERATIONS, Operations
 from llm_core.provider import BaseProvider
 from llm_core.testing import scenarios as sc
 
-# -- what each claim requires of the class -------------------------------------------------
+# -- what each claim requires of the class, from the operation declarations -----------------
 
-_CHAT_HOOKS = ("map_chat_request", "_send_chat", "_asend_chat", "parse_chat_response")
+_DECIDE = Operations.decide
+#: Feature → the plugin hooks a class claiming it must implement. A feature with no operation
+#: of its own (thinking, documents) is a part of the chat call. Decisions need their own hooks
+#: only where a model has native decisions (:data:`NATIVE_DECISION_HOOKS`): the others are
+#: answered through structured output.
 REQUIRED_HOOKS: dict[Feature, tuple[str, ...]] = {
-    Feature.CHAT: _CHAT_HOOKS,
-    Feature.COMPLETION: _CHAT_HOOKS,
-    Feature.TOOLS: _CHAT_HOOKS,
-    Feature.VISION: _CHAT_HOOKS,
-    Feature.DOCUMENTS: _CHAT_HOOKS,
-    Feature.JSON_MODE: _CHAT_HOOKS,
-    Feature.THINKING: _CHAT_HOOKS,
-    Feature.STREAMING: ("map_chat_request", "_send_stream", "_asend_stream", "new_stream_parser"),
-    Feature.EMBEDDINGS: ("map_embedding_request", "_send_embeddings", "_asend_embeddings", "parse_embedding_response"),
-    Feature.IMAGE: ("map_image_request", "_send_image", "_asend_image", "parse_image_response"),
+    Feature.THINKING: CHAT_HOOKS,
+    Feature.DOCUMENTS: CHAT_HOOKS,
+    **{op.feature: tuple(op.hooks) for op in OPERATIONS if op is not _DECIDE},
 }
-NATIVE_DECISION_HOOKS = ("map_decision_request", "_send_decision", "_asend_decision", "parse_decision_response")
+NATIVE_DECISION_HOOKS = tuple(_DECIDE.hooks)
 LIST_MODELS_HOOKS = ("_send_list_models", "_asend_list_models")
-SEND_HOOKS = (
-    "_send_chat",
-    "_asend_chat",
-    "_send_stream",
-    "_asend_stream",
-    "_send_embeddings",
-    "_asend_embeddings",
-    "_send_image",
-    "_asend_image",
-    "_send_decision",
-    "_asend_decision",
-    "_send_list_models",
-    "_asend_list_models",
+SEND_HOOKS = tuple(dict.fromkeys(name for op in OPERATIONS for name in (op.hooks.send, op.hooks.asend))) + (
+    LIST_MODELS_HOOKS
 )
-_CORE_CLASSES = frozenset({BaseProvider, *FEATURE_INTERFACES.values()})
-SUPPORTS_HELPERS = {
-    Feature.STREAMING: "supports_streaming",
-    Feature.TOOLS: "supports_tools",
-    Feature.VISION: "supports_vision",
-    Feature.DOCUMENTS: "supports_documents",
-}
+#: The core's own classes, whose hook stubs raise ``NotImplementedError``.
+_CORE_CLASSES = frozenset(
+    {BaseProvider, *(c for c in vars(capabilities).values() if isinstance(c, type) and issubclass(c, BaseProvider))}
+)
 
-#: One call per feature, made with a model that lacks it: it must be refused before sending.
+
+def supports_helper(feature: Feature) -> str:
+    """The name of an interface's ``supports_<feature>()`` helper (where it has one)."""
+    return f"supports_{feature.value}"
+
+
+def _probe(op: Operation) -> Callable[[Any, str | None], Any]:
+    args, options = op.example
+    return lambda api, model: getattr(api, op.name)(*args, **{**options, "model": model})
+
+
+#: One call per feature, made with a model that lacks it: it must be refused before sending
+#: (each operation's example; thinking and documents as options of a chat).
 FEATURE_PROBES: dict[Feature, Callable[[Any, str | None], Any]] = {
-    Feature.CHAT: lambda api, m: api.chat_completion("Hello.", model=m),
-    Feature.COMPLETION: lambda api, m: api.complete("Hello.", model=m),
-    Feature.STREAMING: lambda api, m: api.stream_chat_completion("Hello.", model=m),
-    Feature.TOOLS: lambda api, m: api.chat_completion_with_tools("Hello.", [sc.WEATHER_TOOL], model=m),
-    Feature.VISION: lambda api, m: api.analyze_image(sc.PNG_IMAGE, "What is this?", mime_type="image/png", model=m),
-    Feature.DOCUMENTS: lambda api, m: api.chat_completion([sc.document_message()], model=m),
-    Feature.JSON_MODE: lambda api, m: api.generate_json("Hello.", sc.CityFacts, model=m),
+    **{op.feature: _probe(op) for op in reversed(OPERATIONS)},  # the first operation of a feature wins
     Feature.THINKING: lambda api, m: api.chat_completion("Hello.", model=m, thinking=True),
-    Feature.EMBEDDINGS: lambda api, m: api.embeddings("Hello.", model=m),
-    Feature.IMAGE: lambda api, m: api.generate_image("A red square.", model=m),
-    Feature.DECISION: lambda api, m: api.decide(sc.DECISION_SUBJECT, list(sc.DECISION_QUESTIONS), model=m),
+    Feature.DOCUMENTS: lambda api, m: api.chat_completion([sc.document_message()], model=m),
 }
 
 #: Invalid inputs (what, the feature it needs, the call): each must raise InvalidInputError unsent.

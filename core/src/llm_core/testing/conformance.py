@@ -25,7 +25,7 @@ from typing import Any, ClassVar
 
 import pytest
 
-from llm_core.capabilities import FEATURE_INTERFACES, DecisionCapable, StructuredOutputCapable
+from llm_core.capabilities import DecisionCapable, StructuredOutputCapable
 from llm_core.errors import InvalidInputError, LLMError, PluginLoadError, ProviderError, UnsupportedFeatureError
 from llm_core.features import Feature
 from llm_core.provider import BaseProvider
@@ -52,9 +52,9 @@ from llm_core.testing.claims import (
     LIST_MODELS_HOOKS,
     NATIVE_DECISION_HOOKS,
     REQUIRED_HOOKS,
-    SUPPORTS_HELPERS,
     overrides,
     recording_sends,
+    supports_helper,
 )
 from llm_core.testing.conformance_calls import astream_events, call_both, call_ok, call_outcome, stream_events
 from llm_core.testing.scenarios import SCENARIOS, Scenario, model_for
@@ -182,19 +182,14 @@ class ProviderConformance(CapabilityChecks):
             raise ConformanceError(f"the provider cannot be built: {exc.message}") from exc
         pid, cls, spec = provider.identifier, type(provider), provider.provider_spec
         for feature in Feature:
-            helper = SUPPORTS_HELPERS.get(feature)
-            if helper is not None and hasattr(provider, helper):
+            helper = supports_helper(feature)
+            if hasattr(provider, helper):
                 expect(
                     getattr(provider, helper)() == provider.supports_feature(feature),
                     f"{pid}: {helper}() disagrees with supports_feature({feature.value!r})",
                 )
             if not provider.supports_feature(feature):
                 continue
-            interface = FEATURE_INTERFACES.get(feature)
-            expect(
-                interface is None or isinstance(provider, interface),
-                f"{pid} claims {feature.value} but {cls.__name__} is not {interface.__name__ if interface else ''}",
-            )
             missing = [hook for hook in REQUIRED_HOOKS.get(feature, ()) if not overrides(cls, hook)]
             expect(
                 not missing,

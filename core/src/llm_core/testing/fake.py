@@ -37,15 +37,16 @@ from llm_core.capabilities import (
 from llm_core.decisions import DecisionAnswer, DecisionResponse, ProbabilityKind
 from llm_core.errors import LLMError
 from llm_core.features import Feature
+from llm_core.operations import DECLARED_ONLY
 from llm_core.requests import ChatRequest, DecisionRequest, EmbeddingRequest, ImageRequest
-from llm_core.responses import CompletionResponse, EmbeddingResponse, ImageResponse, Usage
+from llm_core.responses import CompletionResponse, EmbeddingResponse, ImageResponse, TokenCount, Usage
 from llm_core.specs import ModelInfo, ProviderSpec
 from llm_core.streaming import StreamEvent, StreamMetadata, TokenType
 from llm_core.tools import ToolCall
 
 _CALL_IDS = itertools.count(1)
-#: Every feature the fake can play (no audio, and no batch API: a batch provider is a plugin's).
-ALL_FEATURES = frozenset(Feature) - {Feature.AUDIO, Feature.TEXT_TO_SPEECH, Feature.TRANSCRIPTION, Feature.BATCH}
+#: Every feature the fake can play: every operation's (no batch API: a batch provider is a plugin's).
+ALL_FEATURES = frozenset(Feature) - DECLARED_ONLY - {Feature.BATCH}
 PNG_1X1 = bytes.fromhex(
     "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
     "1f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082"
@@ -245,6 +246,21 @@ class FakeProvider(
         return _FakeStreamParser(request)
 
     # -- other capabilities --------------------------------------------------------------
+
+    def map_count_tokens_request(self, request: ChatRequest) -> dict[str, Any]:
+        return self.map_chat_request(request)
+
+    def _send_count_tokens(self, payload: dict[str, Any]) -> Any:
+        return (self._next("count_tokens", payload), payload)
+
+    async def _asend_count_tokens(self, payload: dict[str, Any]) -> Any:
+        return self._send_count_tokens(payload)
+
+    def parse_count_tokens(self, raw: Any, request: ChatRequest) -> TokenCount:
+        """The reply's ``usage.prompt_tokens`` when scripted, else one token per word sent."""
+        reply, _ = raw
+        counted = reply.usage.prompt_tokens if reply.usage else sum(len(m.text.split()) for m in request.messages)
+        return TokenCount(input_tokens=counted, model=request.model, provider=self.identifier)
 
     def map_embedding_request(self, request: EmbeddingRequest) -> dict[str, Any]:
         return {"model": request.model, "inputs": request.inputs, "dimensions": request.dimensions}

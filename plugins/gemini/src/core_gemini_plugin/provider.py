@@ -37,6 +37,8 @@ from llm_core.config import Secret, reveal_secrets
 from llm_core.decisions import DecisionResponse
 from llm_core.errors import InvalidInputError, InvalidRequestError, LLMError
 from llm_core.features import Feature
+from llm_core.operation import Cost, call
+from llm_core.operations import Operations
 from llm_core.redaction import protect_loggers
 from llm_core.requests import ChatRequest, DecisionRequest, EmbeddingRequest, ImageRequest, build
 from llm_core.responses import EmbeddingResponse, ImageResponse
@@ -55,6 +57,10 @@ if TYPE_CHECKING:
     from google.genai import types
 
 DEFAULT_API_VERSION = "v1"
+
+
+#: Imagen calls go through the image hooks, as ``generate_image`` does.
+IMAGE_HOOKS = Operations.generate_image.hooks
 
 
 class GeminiProvider(
@@ -279,22 +285,33 @@ class GeminiProvider(
         )
         return request
 
-    def generate_imagen(self, prompt: str, **options: Any) -> ImageResponse:
-        """Imagen (SPEC §4.6): ``GenerateImagesConfig(output_mime_type=mime_type)``.
+    @call(
+        Feature.IMAGE,
+        build="build_imagen_request",
+        hooks=IMAGE_HOOKS,
+        observed_as="generate_imagen",
+        cost=Cost.IMAGE,
+        example=(("A red square.",), {}),
+    )
+    def generate_imagen(self, /, prompt: str, **options: Any) -> ImageResponse:  # type: ignore[empty-body]
+        """Imagen: ``GenerateImagesConfig(output_mime_type=mime_type)``.
 
         Options: ``model`` (default ``imagen-4.0-generate-001``), ``mime_type`` (default
         ``image/jpeg``), ``aspect_ratio``, ``size`` (1K/2K), ``seed``, ``negative_prompt`` …
         The SDK serves Imagen only on Vertex AI (see :attr:`imagen_client`).
         """
-        request = self.build_imagen_request(prompt, **options)
-        return self._run(
-            "generate_imagen", request, self.map_image_request, self._send_image, self.parse_image_response
-        )
 
-    def generate_imagen_bytes(self, prompt: str, **options: Any) -> tuple[bytes, str]:
+    @call(
+        Feature.IMAGE,
+        build="build_imagen_request",
+        hooks=IMAGE_HOOKS,
+        observed_as="generate_imagen",
+        cost=Cost.IMAGE,
+        finish=lambda image, *args, **options: (image.data, image.mime_type),
+        example=(("A red square.",), {}),
+    )
+    def generate_imagen_bytes(self, /, prompt: str, **options: Any) -> tuple[bytes, str]:  # type: ignore[empty-body]
         """The first Imagen image as ``(bytes, mime_type)``."""
-        image = self.generate_imagen(prompt, **options)
-        return image.data, image.mime_type
 
     def _send_imagen(self, payload: dict[str, Any]) -> types.GenerateImagesResponse:
         args = {k: v for k, v in payload.items() if k != "_api"}
@@ -343,15 +360,5 @@ class GeminiProvider(
 class AsyncGeminiProvider(AsyncProvider):
     """``GeminiProvider.aio``: the core's async view plus the Imagen calls."""
 
-    def __init__(self, provider: GeminiProvider) -> None:
-        super().__init__(provider)
-        self._gemini = provider
-
-    async def generate_imagen(self, prompt: str, **options: Any) -> ImageResponse:
-        p = self._gemini
-        request = p.build_imagen_request(prompt, **options)
-        return await p._arun("generate_imagen", request, p.map_image_request, p._asend_image, p.parse_image_response)
-
-    async def generate_imagen_bytes(self, prompt: str, **options: Any) -> tuple[bytes, str]:
-        image = await self.generate_imagen(prompt, **options)
-        return image.data, image.mime_type
+    generate_imagen = GeminiProvider.generate_imagen
+    generate_imagen_bytes = GeminiProvider.generate_imagen_bytes

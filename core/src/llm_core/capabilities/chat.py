@@ -1,59 +1,29 @@
-"""Capability interfaces. A provider class inherits the ones it implements; ``supports_feature``
-and the registry's checks read them, so a claim in the spec must be backed by the class.
+"""The chat-shaped capabilities: streaming, tools, vision, documents and structured output.
 
-This module holds the chat-shaped capabilities (streaming, tools, vision, documents, JSON); the
-ones with an endpoint of their own (embeddings, images, decisions) are in
-:mod:`llm_core.endpoint_capabilities` and re-exported here.
+Each interface brings what its operations need beyond the chat hooks every provider has: the
+request builder that validates the call's arguments (named by the operation's declaration in
+:mod:`llm_core.operations`), the hooks a plugin implements, and checks of its own.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import AsyncIterator, Awaitable, Iterator, Mapping, Sequence
-from typing import Any, ClassVar, TypeVar, overload
+from typing import Any, ClassVar
 
 from pydantic import BaseModel
 
-from llm_core.endpoint_capabilities import DecisionCapable, EmbeddingCapable, ImageGenerationCapable
 from llm_core.errors import InvalidInputError
 from llm_core.features import Feature
 from llm_core.media import ImageInput, check_media, mime_from_url, to_image_part
 from llm_core.messages import ChatMessage, ContentPart, DocumentPart, ImagePart, MessageLike, TextPart
-from llm_core.provider import BaseProvider, StreamParser
+from llm_core.provider.base import BaseProvider, StreamParser
 from llm_core.requests import ChatRequest, Prompt, coerce_tools
-from llm_core.responses import CompletionResponse, VisionResponse, decode_json
-from llm_core.settings import BASE_FEATURES, DECLARED_ONLY
-from llm_core.streaming import StreamEvent, async_text_only, text_only
 from llm_core.tools import ToolSpec
-
-M = TypeVar("M", bound=BaseModel)
-
-__all__ = [
-    "BASE_FEATURES",
-    "DECLARED_ONLY",
-    "FEATURE_INTERFACES",
-    "DecisionCapable",
-    "DocumentCapable",
-    "EmbeddingCapable",
-    "ImageGenerationCapable",
-    "ImageInput",
-    "StreamParser",
-    "StreamingCapable",
-    "StructuredOutputCapable",
-    "ToolCapable",
-    "VisionCapable",
-    "async_text_only",
-    "decode_json",
-    "implemented_features",
-    "text_only",
-    "to_image_part",
-]
 
 
 class StreamingCapable(BaseProvider):
     """``stream_chat_completion`` (typed events) and ``stream_text`` (response text only)."""
-
-    provides = Feature.STREAMING
 
     def supports_streaming(self) -> bool:
         return self.supports_feature(Feature.STREAMING)
@@ -71,23 +41,10 @@ class StreamingCapable(BaseProvider):
     def new_stream_parser(self, request: ChatRequest) -> StreamParser:
         raise NotImplementedError
 
-    def stream_chat_completion(
-        self, messages: Sequence[MessageLike] | str | Prompt, **options: Any
-    ) -> Iterator[StreamEvent]:
-        """Stream events: TOKEN* METADATA END, or TOKEN* ERROR END. Input errors raise at once."""
-        request = self.build_chat_request(messages, feature=Feature.STREAMING, **options)
-        payload = self.map_chat_request(request)
-        return self._stream_events(request, payload, self._send_stream, self.new_stream_parser(request))
-
-    def stream_text(self, prompt: str | Prompt | Sequence[MessageLike], **options: Any) -> Iterator[str]:
-        """Only the response text, chunk by chunk; a stream error is raised."""
-        return text_only(self.stream_chat_completion(prompt, **options))
-
 
 class ToolCapable(BaseProvider):
     """``chat_completion_with_tools(messages, tools)``."""
 
-    provides = Feature.TOOLS
     #: The provider's own rule for tool names, checked before sending: (a regular expression the
     #: whole name must match, what it allows in words). ``None``: only ToolSpec's general rule.
     tool_name_rule: ClassVar[tuple[str, str] | None] = None
@@ -109,18 +66,10 @@ class ToolCapable(BaseProvider):
                     )
         return self.build_chat_request(messages, feature=Feature.TOOLS, tools=specs, **options)
 
-    def chat_completion_with_tools(
-        self, messages: Sequence[MessageLike] | str, tools: Sequence[ToolSpec | Mapping[str, Any]], **options: Any
-    ) -> CompletionResponse:
-        """Chat in which the model may call ``tools``; calls come back in ``tool_calls``."""
-        request = self.build_tool_request(messages, tools, **options)
-        return self._run("chat_with_tools", request, self.map_chat_request, self._send_chat, self.parse_chat_response)
-
 
 class VisionCapable(BaseProvider):
     """``analyze_image`` and image parts in chat messages."""
 
-    provides = Feature.VISION
     supported_image_formats: ClassVar[tuple[str, ...]] = ("png", "jpeg", "webp", "gif")
     max_image_size: ClassVar[int] = 20 * 1024 * 1024
 
@@ -144,7 +93,12 @@ class VisionCapable(BaseProvider):
             self.check_image(part)
 
     def build_vision_request(
-        self, image: ImageInput | Sequence[ImageInput | TextPart], prompt: str, mime_type: str | None, **options: Any
+        self,
+        image: ImageInput | Sequence[ImageInput | TextPart],
+        prompt: str = "Describe this image.",
+        *,
+        mime_type: str | None = None,
+        **options: Any,
     ) -> ChatRequest:
         parts: list[TextPart | ImagePart] = [TextPart(text=prompt)]
         items: Sequence[ImageInput | TextPart] = image if isinstance(image, list | tuple) else [image]  # type: ignore[list-item]
@@ -153,21 +107,6 @@ class VisionCapable(BaseProvider):
         if not any(isinstance(p, ImagePart) for p in parts):
             raise InvalidInputError("analyze_image needs at least one image", provider=self.identifier)
         return self.build_chat_request([ChatMessage.user(parts)], feature=Feature.VISION, **options)
-
-    def analyze_image(
-        self,
-        image: ImageInput | Sequence[ImageInput | TextPart],
-        prompt: str = "Describe this image.",
-        *,
-        mime_type: str | None = None,
-        **options: Any,
-    ) -> VisionResponse:
-        """Ask about one or more images (bytes, :class:`ImagePart`, or an http(s)/data URL)."""
-        request = self.build_vision_request(image, prompt, mime_type, **options)
-        return self._run("analyze_image", request, self.map_chat_request, self._send_chat, self._parse_vision)
-
-    def _parse_vision(self, raw: Any, request: ChatRequest) -> VisionResponse:
-        return VisionResponse(**self.parse_chat_response(raw, request).model_dump())
 
 
 class DocumentCapable(BaseProvider):
@@ -200,10 +139,8 @@ class StructuredOutputCapable(BaseProvider):
     """``generate_json(prompt, schema=...)``: a Pydantic model gives a validated instance,
     a dict schema or none gives the decoded JSON."""
 
-    provides = Feature.JSON_MODE
-
     def build_json_request(
-        self, prompt: str | Prompt | Sequence[MessageLike], schema: Any, **options: Any
+        self, prompt: str | Prompt | Sequence[MessageLike], schema: Any = None, **options: Any
     ) -> ChatRequest:
         if schema is not None and not (
             isinstance(schema, dict) or (isinstance(schema, type) and issubclass(schema, BaseModel))
@@ -222,32 +159,13 @@ class StructuredOutputCapable(BaseProvider):
             prompt, feature=Feature.JSON_MODE, json_mode=True, response_schema=schema, **options
         )
 
-    @overload
-    def generate_json(self, prompt: str | Prompt | Sequence[MessageLike], schema: type[M], **options: Any) -> M: ...
 
-    @overload
-    def generate_json(
-        self, prompt: str | Prompt | Sequence[MessageLike], schema: dict[str, Any] | None = None, **options: Any
-    ) -> Any: ...
-
-    def generate_json(self, prompt: str | Prompt | Sequence[MessageLike], schema: Any = None, **options: Any) -> Any:
-        request = self.build_json_request(prompt, schema, **options)
-        response = self._run("generate_json", request, self.map_chat_request, self._send_chat, self.parse_chat_response)
-        return decode_json(response, schema, self.identifier)
-
-
-FEATURE_INTERFACES: dict[Feature, type[BaseProvider]] = {
-    Feature.STREAMING: StreamingCapable,
-    Feature.TOOLS: ToolCapable,
-    Feature.VISION: VisionCapable,
-    Feature.DOCUMENTS: DocumentCapable,
-    Feature.JSON_MODE: StructuredOutputCapable,
-    Feature.EMBEDDINGS: EmbeddingCapable,
-    Feature.IMAGE: ImageGenerationCapable,
-    Feature.DECISION: DecisionCapable,
-}
-
-
-def implemented_features(cls: type[BaseProvider]) -> frozenset[Feature]:
-    """Features a provider class implements (its capability interfaces, plus the base ones)."""
-    return cls.implemented_features()
+__all__ = [
+    "DocumentCapable",
+    "ImageInput",
+    "StreamingCapable",
+    "StructuredOutputCapable",
+    "ToolCapable",
+    "VisionCapable",
+    "to_image_part",
+]

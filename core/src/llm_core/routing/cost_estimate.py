@@ -24,7 +24,10 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from llm_core.features import Feature
 from llm_core.messages import DocumentPart, ImagePart, TextPart
+from llm_core.operation import Cost, Operation
+from llm_core.operations import find
 from llm_core.pricing import EXPECTED_ANSWER_TOKENS
 from llm_core.responses import Usage
 
@@ -44,21 +47,20 @@ DOCUMENT_PAGE_BYTES = 50_000
 SENT_OPTIONS = ("system", "tools", "response_schema")
 #: Fields of typed request objects (a ``Prompt``) that are settings, not text sent.
 SETTING_FIELDS = frozenset({"model", "temperature", "max_tokens"})
-#: Calls that answer with no text tokens.
-NO_ANSWER = frozenset({"embeddings", "generate_image", "generate_image_bytes"})
 
 
-def estimate_call(operation: str, args: tuple[Any, ...], options: Mapping[str, Any]) -> Usage:
+def estimate_call(operation: str | Operation, args: tuple[Any, ...], options: Mapping[str, Any]) -> Usage:
     """The expected usage of the router call ``operation(*args, **options)`` (rules above)."""
+    op = find(operation)
     sent = [*args, *(options[name] for name in SENT_OPTIONS if name in options)]
     chars, media = 0, 0
-    if operation == "analyze_image" and args:  # its first argument is the image(s)
+    if op.feature is Feature.VISION and args:  # analyze_image: its first argument is the image(s)
         images = args[0] if isinstance(args[0], list | tuple) else [args[0]]
         chars, media = _sum(_image_or_text(item) for item in images)
         sent = sent[1:]
     more_chars, more_media = _sum(_measure(value) for value in sent)
     prompt = math.ceil((chars + more_chars) / CHARS_PER_TOKEN) + media + more_media
-    answer = 0 if operation in NO_ANSWER else _answer_tokens(args, options)
+    answer = _answer_tokens(args, options) if op.cost is Cost.TOKENS else 0
     return Usage(prompt_tokens=prompt, completion_tokens=answer, thinking_tokens=_thinking(options, answer))
 
 

@@ -1,4 +1,4 @@
-"""The httpx2 half of :mod:`llm_core.transport`: the guarded transports and their clients.
+"""The httpx2 half of :mod:`llm_core.transport.clients`: the guarded transports and their clients.
 
 Imported only when a provider builds its first client (``import llm_core`` never imports httpx2).
 A guarded transport wraps the real one (``httpx2.HTTPTransport``, or the transport a user passed)
@@ -21,10 +21,10 @@ from urllib.parse import urlsplit
 
 import httpx2
 
-from llm_core._body_meter import BodyMeter, BodyTimeout
-from llm_core._loop_pools import LoopPools
 from llm_core.errors import InvalidResponseError, ProviderTimeoutError
-from llm_core.transport_limits import OPENED_BODIES, Limits, TransportLimitError
+from llm_core.transport.body_meter import BodyMeter, BodyTimeout
+from llm_core.transport.limits import OPENED_BODIES, Limits, TransportLimitError
+from llm_core.transport.loop_pools import LoopPools
 
 REDIRECTS = frozenset({301, 302, 303, 307, 308})
 #: ``httpx2.Client`` arguments that configure the connection pool (given to our inner transport).
@@ -79,7 +79,7 @@ def _as_httpx_timeout(request: httpx2.Request, provider: str) -> Iterator[None]:
 
 
 class LimitTimeout(httpx2.ReadTimeout):
-    """A time limit of :mod:`llm_core.transport`: an httpx2 timeout to the SDK, and a
+    """A time limit of :mod:`llm_core.transport.clients`: an httpx2 timeout to the SDK, and a
     ``ProviderTimeoutError`` naming the limit to the user (``llm_error``)."""
 
     def __init__(self, message: str, request: httpx2.Request, provider: str) -> None:

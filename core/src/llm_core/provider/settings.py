@@ -7,6 +7,7 @@ and each of its models offer. It sends nothing.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, ClassVar
@@ -22,14 +23,13 @@ from llm_core.config import (
 )
 from llm_core.errors import ConfigurationError, InvalidInputError, PluginLoadError, UnsupportedFeatureError
 from llm_core.features import Feature, parse_features
+from llm_core.operations import DECLARED_ONLY, OPERATIONS
 from llm_core.pricing import Prices, effective_prices
 from llm_core.retry import RetryPolicy
 from llm_core.specs import ProviderSpec
 
-#: Features that every provider implements through its chat call.
-BASE_FEATURES = frozenset({Feature.CHAT, Feature.COMPLETION, Feature.THINKING})
-#: Features without an interface in the core yet: accepted as declared.
-DECLARED_ONLY = frozenset({Feature.AUDIO, Feature.TEXT_TO_SPEECH, Feature.TRANSCRIPTION})
+#: Classes → the features they implement (worked out once per class).
+_IMPLEMENTED: weakref.WeakKeyDictionary[type, frozenset[Feature]] = weakref.WeakKeyDictionary()
 
 #: Settings with a constructor argument of their own; every other keyword is a provider option.
 _RESERVED = frozenset({"api_key", "model", "base_url", "timeout", "retry"})
@@ -47,7 +47,7 @@ class ProviderSettings:
     settings: ClassVar[tuple[Any, ...]] = ("api_key", "model", "base_url", "timeout", "retry", "unknown_model_features")
     #: Default request timeout in seconds.
     default_timeout: ClassVar[float] = 60.0
-    #: The feature a capability interface adds (each interface in ``llm_core.capabilities``
+    #: The feature a capability interface adds (each interface in ``llm_core.capabilities.chat``
     #: sets it on itself; :meth:`implemented_features` collects them along the class's bases).
     provides: ClassVar[Feature | None] = None
 
@@ -186,9 +186,16 @@ class ProviderSettings:
 
     @classmethod
     def implemented_features(cls) -> frozenset[Feature]:
-        """Features this class implements, from the capability interfaces it inherits."""
-        found = {provided for klass in cls.__mro__ if (provided := vars(klass).get("provides")) is not None}
-        return frozenset(found) | BASE_FEATURES | DECLARED_ONLY
+        """Features this class implements: each operation whose request builder and hooks it
+        has (see :mod:`llm_core.operations`), thinking (an option of every chat call), what its
+        interfaces add (``provides``), and the features the core has no implementation of."""
+        found = _IMPLEMENTED.get(cls)
+        if found is None:
+            operations = {op.feature for op in OPERATIONS if op.implemented_by(cls)}
+            provided = {feature for klass in cls.__mro__ if (feature := vars(klass).get("provides")) is not None}
+            found = frozenset(operations | provided | {Feature.THINKING}) | DECLARED_ONLY
+            _IMPLEMENTED[cls] = found
+        return found
 
     def _check_declared_features(self) -> None:
         missing = self._spec.features - self.implemented_features()

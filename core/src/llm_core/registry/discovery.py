@@ -21,9 +21,9 @@ from typing import Any
 
 import pluggy
 
-from llm_core.discovery_cache import PluginPoint, entry_point_plugins
 from llm_core.errors import DuplicateProviderError, PluginLoadError
 from llm_core.hooks import PROJECT, LLMCoreSpecs
+from llm_core.registry.cache import PluginPoint, entry_point_plugins
 from llm_core.specs import ProviderSpec, import_object
 
 ENTRY_POINT_GROUP = "llm_core"
@@ -31,7 +31,7 @@ STRICT_ENV = "LLM_CORE_STRICT_PLUGINS"
 ALLOW_ENV = "LLM_CORE_PLUGINS"
 OWNERS_ENV = "LLM_CORE_PROVIDER_OWNERS"
 
-logger = logging.getLogger("llm_core.discovery")
+logger = logging.getLogger("llm_core.registry.discovery")
 
 #: What a plugin may raise that discovery records instead of letting it end the process.
 PLUGIN_FAILURES = (Exception, SystemExit)

@@ -12,10 +12,12 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from llm_core import observer_scopes, observers
 from llm_core.config import redact_exception
 from llm_core.errors import LLMError, ProviderError
-from llm_core.settings import ProviderSettings
+from llm_core.features import Feature
+from llm_core.observe import observers, scopes as observer_scopes
+from llm_core.operation import Cost, Hooks, Operation
+from llm_core.provider.settings import ProviderSettings
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -60,43 +62,33 @@ class CallExecution(ProviderSettings):
         redact_exception(mapped)  # every known key: an upstream may quote one back in its error body
         return mapped
 
-    def _trace(self, operation: str, model: str | None, request: Any = None) -> CallTrace:
-        """Observer bookkeeping for one call (all its attempts)."""
+    def _trace(
+        self, operation: str, model: str | None, request: Any = None, feature: Feature | None = None
+    ) -> CallTrace:
+        """Observer bookkeeping for one call (all its attempts) of ``operation`` (the name
+        observers hear), which uses ``feature``."""
         if not observers.active():
             return CallTrace(operation, model)
-        features = observers.request_features(operation, request)
+        features = observers.request_features(feature, request)
         parameters = {name: getattr(request, name) for name in _PARAMETERS if getattr(request, name, None) is not None}
         return CallTrace(operation, model, features, observers.next_call_id(), parameters=parameters, request=request)
 
     # -- the one path of a call ---------------------------------------------------------------
 
-    def _run(
-        self,
-        operation: str,
-        request: Any,
-        map_: Callable[[Any], dict[str, Any]],
-        send: Callable[[dict[str, Any]], Any],
-        parse: Callable[[Any, Any], T],
-    ) -> T:
-        """``parse(send(map_(request)), request)``: the send retried, errors mapped, observed."""
-        payload = map_(request)
-        call = self._trace(operation, request.model, request)
-        raw = self.retry_policy.call(self._attempt, call, send, (payload,))
-        return self._parsed(call, parse, raw, request)
+    def _run(self, op: Operation, request: Any, hooks: Hooks) -> Any:
+        """``parse(send(map(request)), request)`` through ``hooks``: the send retried, errors
+        mapped, observers told."""
+        payload = getattr(self, hooks.map)(request)
+        call = self._trace(op.observed_as, request.model, request, op.feature)
+        raw = self.retry_policy.call(self._attempt, call, getattr(self, hooks.send), (payload,))
+        return self._parsed(call, getattr(self, hooks.parse), raw, request, op.cost)
 
-    async def _arun(
-        self,
-        operation: str,
-        request: Any,
-        map_: Callable[[Any], dict[str, Any]],
-        send: Callable[[dict[str, Any]], Awaitable[Any]],
-        parse: Callable[[Any, Any], T],
-    ) -> T:
+    async def _arun(self, op: Operation, request: Any, hooks: Hooks) -> Any:
         """The async twin of :meth:`_run` (same mapper and parser)."""
-        payload = map_(request)
-        call = self._trace(operation, request.model, request)
-        raw = await self.retry_policy.acall(self._aattempt, call, send, (payload,))
-        return self._parsed(call, parse, raw, request)
+        payload = getattr(self, hooks.map)(request)
+        call = self._trace(op.observed_as, request.model, request, op.feature)
+        raw = await self.retry_policy.acall(self._aattempt, call, getattr(self, hooks.asend), (payload,))
+        return self._parsed(call, getattr(self, hooks.parse), raw, request, op.cost)
 
     def _execute(
         self,
@@ -154,7 +146,7 @@ class CallExecution(ProviderSettings):
                 raise
         raise error  # outside the handler, as in _attempt
 
-    def _parsed(self, call: CallTrace, parse: Callable[[Any, Any], T], raw: Any, request: Any) -> T:
+    def _parsed(self, call: CallTrace, parse: Callable[[Any, Any], T], raw: Any, request: Any, cost: Cost) -> T:
         """Parse a raw response; observers hear of success (with the parsed usage) or failure."""
         error: LLMError | None = None
         try:
@@ -165,14 +157,16 @@ class CallExecution(ProviderSettings):
                 raise
         if error is not None:
             raise error  # outside the handler, as in _attempt
-        result = self._costed(result, request)
+        result = self._costed(result, request, cost)
         self._emit_done(call, getattr(result, "usage", None), result)
         return result
 
-    def _costed(self, result: T, request: Any, *, batch: bool = False) -> T:
-        """``result`` with ``usage.cost`` filled in from the model's prices (when known; ``batch``:
-        at the batch API's share of them). The requested model is the one priced: answers name
-        versions (``gemini-2.5-flash-001``)."""
+    def _costed(self, result: T, request: Any, cost: Cost, *, batch: bool = False) -> T:
+        """``result`` with ``usage.cost`` filled in from the model's prices by the ``cost`` rule
+        (when known; ``batch``: at the batch API's share of them). The requested model is the
+        one priced: answers name versions (``gemini-2.5-flash-001``)."""
+        if cost is Cost.FREE:
+            return result
         usage = getattr(result, "usage", None)
         model = getattr(request, "model", None) or getattr(result, "model", None)
         if not isinstance(model, str) or (usage is not None and usage.cost is not None):
@@ -180,13 +174,13 @@ class CallExecution(ProviderSettings):
         prices = self.prices(model)
         if prices is None:
             return result
-        from llm_core.responses import ImageResponse, Usage  # loaded by then: the parser built one
+        from llm_core.responses import Usage  # loaded by then: the parser built a response
 
         counted = usage or Usage()
-        cost = prices.cost(counted, 1 if isinstance(result, ImageResponse) else 0, batch=batch)
-        if cost is None:
+        amount = prices.cost(counted, 1 if cost is Cost.IMAGE else 0, batch=batch)
+        if amount is None:
             return result
-        priced = counted.model_copy(update={"cost": cost})
+        priced = counted.model_copy(update={"cost": amount})
         return result.model_copy(update={"usage": priced})  # type: ignore[attr-defined, no-any-return]
 
     def _failed(self, call: CallTrace, exc: Exception, *, will_retry: bool | None = None) -> LLMError:

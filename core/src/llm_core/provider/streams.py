@@ -1,4 +1,4 @@
-"""The streaming driver: SDK chunks → typed events, in the order SPEC §3 fixes.
+"""The streaming driver: SDK chunks → typed events, TOKEN* then METADATA or ERROR, then END.
 
 One driver serves every stream, sync and async: the SDK stream is opened under the retry
 policy (up to its first chunk), a plugin's :class:`StreamParser` turns chunks into events, and
@@ -12,7 +12,8 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from typing import Any, Protocol
 
-from llm_core.execution import CallExecution, CallTrace
+from llm_core.operation import Operation
+from llm_core.provider.execution import CallExecution, CallTrace
 from llm_core.requests import ChatRequest
 from llm_core.streaming import StreamEvent, StreamEventType, StreamMetadata
 
@@ -34,6 +35,7 @@ class StreamDriver(CallExecution):
 
     def _stream_events(
         self,
+        op: Operation,
         request: ChatRequest,
         payload: dict[str, Any],
         open_stream: Callable[[dict[str, Any]], Iterator[Any]],
@@ -43,7 +45,7 @@ class StreamDriver(CallExecution):
         retried; once a chunk arrived a failure ends the stream with ERROR. The caller maps the
         request (so that an input the plugin refuses raises at the call, before anything is sent)."""
         clock = _Clock()
-        call = self._trace("stream", request.model, request)
+        call = self._trace(op.observed_as, request.model, request, op.feature)
         opened: list[Any] = []  # the SDK stream and its iterator, closed in the finally below
 
         def open_and_peek() -> tuple[Iterator[Any], list[Any]]:
@@ -62,7 +64,7 @@ class StreamDriver(CallExecution):
 
         peeked = False
         try:
-            chunks, head = self._execute("stream", request.model, open_and_peek, trace=call)
+            chunks, head = self._execute(op.observed_as, request.model, open_and_peek, trace=call)
             peeked = True
             for chunk in head:
                 yield from clock.timed(parser.feed(chunk))
@@ -81,6 +83,7 @@ class StreamDriver(CallExecution):
 
     async def _astream_events(
         self,
+        op: Operation,
         request: ChatRequest,
         payload: dict[str, Any],
         open_stream: Callable[[dict[str, Any]], Awaitable[AsyncIterator[Any]]],
@@ -88,7 +91,7 @@ class StreamDriver(CallExecution):
     ) -> AsyncIterator[StreamEvent]:
         """The async twin of :meth:`_stream_events`."""
         clock = _Clock()
-        call = self._trace("stream", request.model, request)
+        call = self._trace(op.observed_as, request.model, request, op.feature)
         opened: list[Any] = []
 
         async def open_and_peek() -> tuple[AsyncIterator[Any], list[Any]]:
@@ -107,7 +110,7 @@ class StreamDriver(CallExecution):
 
         peeked = False
         try:
-            chunks, head = await self._aexecute("stream", request.model, open_and_peek, trace=call)
+            chunks, head = await self._aexecute(op.observed_as, request.model, open_and_peek, trace=call)
             peeked = True
             for chunk in head:
                 for event in clock.timed(parser.feed(chunk)):

@@ -1,4 +1,4 @@
-"""Connection pools per event loop, for the guarded async client (see :mod:`llm_core.transport`)."""
+"""Connection pools per event loop, for the guarded async client (see :mod:`llm_core.transport.clients`)."""
 
 from __future__ import annotations
 

@@ -9,8 +9,6 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from llm_core.candidates import Candidate, fits, no_match, rank
-from llm_core.discovery import LoadedPlugin, PluginError, discover_plugins, new_plugin_manager, strict_mode
 from llm_core.errors import (
     DuplicateProviderError,
     LLMError,
@@ -19,6 +17,8 @@ from llm_core.errors import (
 )
 from llm_core.features import Feature, parse_features
 from llm_core.pricing import CHEAPEST, nominal_usage
+from llm_core.registry.candidates import Candidate, fits, no_match, rank
+from llm_core.registry.discovery import LoadedPlugin, PluginError, discover_plugins, new_plugin_manager, strict_mode
 from llm_core.specs import ProviderSpec
 
 __all__ = ["Candidate", "Registry", "Selection", "get_registry", "reset_registry"]
@@ -26,9 +26,9 @@ __all__ = ["Candidate", "Registry", "Selection", "get_registry", "reset_registry
 if TYPE_CHECKING:
     import pluggy
 
-    from llm_core.provider import BaseProvider
+    from llm_core.provider.base import BaseProvider
     from llm_core.responses import Usage
-    from llm_core.routing import Router
+    from llm_core.routing.router import Router
 
 
 @dataclass
@@ -92,7 +92,7 @@ class Registry:
         """A fresh registry filled from the installed plugins (``llm_core`` entry points)."""
         registry = cls(strict=strict)
         manager = new_plugin_manager()
-        from llm_core.observers import LoggingObserver
+        from llm_core.observe.observers import LoggingObserver
 
         manager.register(LoggingObserver(), name="llm-core:logging")
         registry._manager = manager
@@ -104,7 +104,7 @@ class Registry:
     def install_observers(self) -> None:
         """Make this registry's observer hooks (plugins' and added ones) see every provider call
         in the process. ``get_registry()`` does this for the process-wide registry."""
-        from llm_core.observers import install
+        from llm_core.observe.observers import install
 
         if self._manager is not None:
             install(self._manager.hook)
@@ -267,7 +267,7 @@ class Registry:
 
     def router(self, *features: Feature | str, prefer: Sequence[str] | str | None = None, **config: Any) -> Router:
         """A provider-shaped object that falls back across every capable provider."""
-        from llm_core.routing import Router
+        from llm_core.routing.router import Router
 
         return Router(self, features, prefer=prefer, config=config)
 
@@ -291,7 +291,7 @@ def get_registry() -> Registry:
 def reset_registry() -> None:
     """Forget the process-wide registry (tests, or after installing a plugin)."""
     global _registry
-    from llm_core.observers import install
+    from llm_core.observe.observers import install
 
     with _registry_lock:
         _registry = None

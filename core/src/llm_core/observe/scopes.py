@@ -18,7 +18,7 @@ from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator
 from contextvars import ContextVar, Token
 from typing import Any, TypeVar
 
-from llm_core import observers
+from llm_core.observe import observers
 
 T = TypeVar("T")
 

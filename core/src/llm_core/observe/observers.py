@@ -10,6 +10,7 @@ import itertools
 import logging
 from typing import Any
 
+from llm_core.features import Feature
 from llm_core.hooks import LLMCoreSpecs, hookimpl
 
 _hooks: Any = None  # pluggy HookRelay of the active registry, or None
@@ -43,24 +44,10 @@ def next_call_id() -> int:
     return next(_call_ids)
 
 
-#: The feature each public operation exercises.
-_OPERATION_FEATURES = {
-    "chat": "chat",
-    "complete": "completion",
-    "stream": "streaming",
-    "chat_with_tools": "tools",
-    "analyze_image": "vision",
-    "generate_json": "json_mode",
-    "embeddings": "embeddings",
-    "generate_image": "image",
-    "decide": "decision",
-}
-
-
-def request_features(operation: str, request: Any = None) -> list[str]:
-    """The features a call uses (sorted names): its operation's, plus what the request asks for
-    (tools, JSON output, thinking, image or document parts)."""
-    found = {_OPERATION_FEATURES[operation]} if operation in _OPERATION_FEATURES else set()
+def request_features(feature: Feature | None, request: Any = None) -> list[str]:
+    """The features a call uses (sorted names): its operation's ``feature``, plus what the
+    request asks for (tools, JSON output, thinking, image or document parts)."""
+    found = {feature.value} if feature is not None else set()
     if request is not None:
         if getattr(request, "tools", None):
             found.add("tools")

@@ -1,4 +1,4 @@
-"""One response body, decoded and measured: the limits of :mod:`llm_core.transport`.
+"""One response body, decoded and measured: the limits of :mod:`llm_core.transport.clients`.
 
 Pure bookkeeping over bytes (no HTTP library): ``gzip``/``deflate`` decoding a bounded piece at a
 time, so that the size limit applies to the decoded bytes and a bomb never inflates much past
@@ -14,7 +14,7 @@ import zlib
 from collections.abc import Iterable, Iterator
 
 from llm_core.errors import InvalidResponseError
-from llm_core.transport_limits import Limits, TransportLimitError
+from llm_core.transport.limits import Limits, TransportLimitError
 
 #: Largest piece inflated at once: a bomb never allocates more than this beyond the limit.
 PIECE = 64 * 1024
@@ -72,7 +72,7 @@ class BodyMeter:
     """Decodes one response body and enforces the limits on it, chunk by chunk.
 
     Crossing a time limit raises :class:`BodyTimeout`, a size limit
-    :class:`~llm_core.transport.TransportLimitError` (``InvalidResponseError``).
+    :class:`~llm_core.transport.clients.TransportLimitError` (``InvalidResponseError``).
     A call must be complete ``timeout`` after the request was sent. A stream (SSE) must deliver
     its first event within ``first_event_timeout`` of the request, each next event within
     ``idle_timeout`` of the previous one (comment lines are not events), and end within

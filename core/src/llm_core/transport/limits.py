@@ -1,5 +1,5 @@
-"""The transport settings and limits of :mod:`llm_core.transport`, in a module of their own so
-that the guarded clients (:mod:`llm_core._http_guard`, :mod:`llm_core._body_meter`) can use them
+"""The transport settings and limits of :mod:`llm_core.transport.clients`, in a module of their own so
+that the guarded clients (:mod:`llm_core.transport.guard`, :mod:`llm_core.transport.body_meter`) can use them
 without importing the module that builds those clients."""
 
 from __future__ import annotations

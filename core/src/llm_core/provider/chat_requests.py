@@ -10,8 +10,8 @@ from typing import Any
 from llm_core.errors import InvalidInputError
 from llm_core.features import Feature
 from llm_core.messages import ChatMessage, ContentPart, ImagePart, MessageLike, Role
+from llm_core.provider.settings import ProviderSettings
 from llm_core.requests import ChatRequest, Prompt, ThinkingOptions, build, coerce_prompt, refuse_surrogates
-from llm_core.settings import ProviderSettings
 from llm_core.streaming import CallContext
 
 #: ``build_chat_request`` keywords that are ChatRequest fields rather than provider options.

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from llm_core.errors import ConfigurationError, LLMError
-from llm_core.transport_limits import (
+from llm_core.transport.limits import (
     MIB,
     OPENED_BODIES,
     SETTING_NAMES,
@@ -72,14 +72,14 @@ def check_endpoint(base_url: str | None, *, has_key: bool, settings: TransportSe
 def sync_http_client(limits: Limits, /, **client_args: Any) -> httpx2.Client:
     """An ``httpx2.Client`` enforcing ``limits`` (``client_args`` as httpx2 takes them: proxy,
     verify, limits, headers, a ``transport`` to wrap ...; redirects are never followed)."""
-    from llm_core import _http_guard
+    from llm_core.transport import guard as _http_guard
 
     return _http_guard.sync_client(limits, client_args)
 
 
 def async_http_client(limits: Limits, /, **client_args: Any) -> httpx2.AsyncClient:
     """The async twin of :func:`sync_http_client` (one connection pool per event loop)."""
-    from llm_core import _http_guard
+    from llm_core.transport import guard as _http_guard
 
     return _http_guard.async_client(limits, client_args)
 

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 from llm_core.hooks import PROJECT, hookimpl
-from llm_core.observers import OBSERVER_HOOKS
+from llm_core.observe.observers import OBSERVER_HOOKS
 
 logger = logging.getLogger("llm_core.calls")
 

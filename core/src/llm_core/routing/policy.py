@@ -1,0 +1,63 @@
+"""What a router asks of a registry, which providers it tries for a call and in which order, and
+when it moves on to the next one. The router (:mod:`llm_core.routing.router`) runs these rules."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
+
+from llm_core.errors import LLMError
+from llm_core.features import Feature
+from llm_core.operation import Operation
+from llm_core.pricing import CHEAPEST
+from llm_core.provider.base import BaseProvider
+from llm_core.registry.candidates import Candidate, no_match
+from llm_core.responses import Usage
+from llm_core.routing.cost_estimate import estimate_call
+from llm_core.specs import ProviderSpec
+
+#: A call as a router received it: its positional arguments and its keyword options.
+CallArguments = tuple[tuple[Any, ...], Mapping[str, Any]]
+
+
+class ProviderSource(Protocol):
+    """What a router needs of a registry (:class:`llm_core.registry.registry.Registry` is one)."""
+
+    def providers(self) -> list[ProviderSpec]: ...
+
+    def candidates(
+        self,
+        *features: Feature | str,
+        prefer: Sequence[str] | str | None = None,
+        model: str | None = None,
+        estimate: Usage | None = None,
+    ) -> list[Candidate]: ...
+
+    def get(self, identifier: str, **config: Any) -> BaseProvider: ...
+
+
+def should_fall_back(error: LLMError) -> bool:
+    """Fall back on transient failures only; a bad request would fail everywhere."""
+    return error.fallback
+
+
+def call_candidates(
+    source: ProviderSource,
+    features: frozenset[Feature],
+    prefer: Sequence[str] | str | None,
+    op: Operation | None = None,
+    call: CallArguments | None = None,
+) -> list[Candidate]:
+    """The providers to try for a call of ``op`` (its feature beside the router's ``features``),
+    best first. With ``prefer="cheapest"`` and the ``call`` at hand they are ordered by the
+    expected cost of that very call (see :mod:`llm_core.routing.cost_estimate`); without it, of
+    the registry's nominal request. Raises :class:`~llm_core.errors.NoMatchingProviderError`
+    when none fits."""
+    wanted = features | {op.feature} if op is not None else features
+    if op is not None and call is not None and prefer == CHEAPEST:
+        found = source.candidates(*wanted, prefer=CHEAPEST, estimate=estimate_call(op, *call))
+    else:
+        found = source.candidates(*wanted, prefer=prefer)
+    if not found:
+        raise no_match(source.providers(), wanted, None)
+    return found
