@@ -1,4 +1,4 @@
-"""Decisions (SPEC §6): typed questions about one subject, exactly one valid answer each."""
+"""Decisions: typed questions about one subject, exactly one valid answer each."""
 
 from __future__ import annotations
 
@@ -195,7 +195,7 @@ def _unit(value: float | None) -> bool:
 def validate_answers(
     questions: Sequence[Question], answers: Mapping[str, DecisionAnswer], *, provider: str
 ) -> dict[str, DecisionAnswer]:
-    """Check that ``answers`` hold exactly one valid answer per question (SPEC §6).
+    """Check that ``answers`` hold exactly one valid answer per question.
 
     Returns the answers in question order; raises :class:`InvalidDecisionResponse`.
     """

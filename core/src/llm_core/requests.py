@@ -31,7 +31,7 @@ class ThinkingOptions(BaseModel):
 
 
 class Prompt(BaseModel):
-    """A prompt object (SPEC §4.1): text or messages, plus per-call settings."""
+    """A prompt object: text or messages, plus per-call settings (a temperature of ``0.0`` is a value)."""
 
     model_config = ConfigDict(frozen=True)
 

@@ -1,4 +1,4 @@
-"""Stream events (SPEC §3): ``TOKEN*`` then ``METADATA`` then ``END``, or ``TOKEN*``,
+"""Stream events: ``TOKEN*`` then ``METADATA`` then ``END``, or ``TOKEN*``,
 ``ERROR``, ``END`` on failure. ``END`` is always last."""
 
 from __future__ import annotations

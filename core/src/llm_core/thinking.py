@@ -1,4 +1,4 @@
-"""Separating visible text from thinking (SPEC §1.2-1.5), shared by plugins."""
+"""Separating visible text from native and ``<think>`` thinking, shared by plugins."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ def combine_thinking(native: str | None, inline: str | None) -> str | None:
 
 
 def split_text_parts(parts: Iterable[tuple[str, bool]]) -> tuple[str, str | None]:
-    """Join ``(text, is_thought)`` parts into ``(content, thinking)`` per SPEC §1.
+    """Join ``(text, is_thought)`` parts into ``(content, thinking)``.
 
     Native thought text is joined without separator and kept byte for byte (never parsed for
     tags); visible text is joined, then goes once through :func:`extract_think_tags`.

@@ -87,7 +87,7 @@ Progress = Callable[[RunSummary], None]
 
 @observed_run  # observers see the run as one scope (docs/observers.md)
 def run(
-    input: str | Path | Iterable[Item | Mapping[str, Any]],  # noqa: A002 - the issue's name
+    input: str | Path | Iterable[Item | Mapping[str, Any]],  # noqa: A002 - the public keyword name
     *,
     output: str | Path,
     provider: Any = None,

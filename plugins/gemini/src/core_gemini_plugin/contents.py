@@ -2,7 +2,7 @@
 
 Turns become contents and their parts (text, inline and file data, function calls and
 responses); a model turn is replayed from its saved Gemini parts and thought signatures when it
-carries them. Nothing here imports the SDK; inputs are never mutated (SPEC §2.3).
+carries them. Nothing here imports the SDK; inputs are never mutated.
 """
 
 from __future__ import annotations
@@ -24,11 +24,11 @@ PROVIDER = "gemini"
 MAX_INLINE_BYTES = 15 * 1024 * 1024
 
 
-# -- tool results (SPEC §2) ---------------------------------------------------------------
+# -- tool results ---------------------------------------------------------------------------
 
 
 def tool_result_object(output: str) -> dict[str, Any]:
-    """The ``functionResponse.response`` object for a tool's output string (SPEC §2.2).
+    """The ``functionResponse.response`` object for a tool's output string.
 
     A JSON object is sent as it is, a JSON list as ``{"0": …, "1": …}``, anything else
     (scalars, JSON strings, text that is not JSON) as ``{"result": <the original string>}``.
@@ -58,7 +58,7 @@ def _finite(text: str) -> float:
 
 
 def _object(value: object, what: str = "tool call arguments") -> dict[str, Any]:
-    """A deep copy as a JSON object, so the caller's data stay untouched (SPEC §2): empty → ``{}``,
+    """A deep copy as a JSON object, so the caller's data stay untouched: empty → ``{}``,
     a list → ``{"0": …, "1": …}``; anything else, or a value JSON cannot carry, is refused."""
     if isinstance(value, list):
         value = {str(index): item for index, item in enumerate(value)}

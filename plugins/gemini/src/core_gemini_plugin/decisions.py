@@ -2,7 +2,7 @@
 
 yes/no ↔ ``noul`` (calibrated P(true)), choice ↔ ``choice`` (option id → description),
 score ↔ ``score`` (ordered level descriptions). Questions and answers are keyed by our question
-keys. The answers are validated by the core afterwards (SPEC §6).
+keys. The core checks afterwards that there is exactly one valid answer per question.
 """
 
 from __future__ import annotations

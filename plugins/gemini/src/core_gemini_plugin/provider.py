@@ -262,7 +262,7 @@ class GeminiProvider(
         return response_parser.parse_image_response(raw, request)
 
     def retry_image_request(self, request: ImageRequest, error: InvalidRequestError) -> ImageRequest | None:
-        """SPEC §4.5: a rejected ``4K`` request is retried exactly once with ``2K``."""
+        """A rejected ``4K`` request is retried exactly once with ``2K`` (a missing image is no rejection)."""
         if is_imagen(request.model) or (request.size or "").upper() != "4K":
             return None
         return request.model_copy(update={"size": "2K"})

@@ -4,7 +4,7 @@ and the conversation's ``contents`` from :mod:`core_gemini_plugin.contents`.
 
 Every function returns plain dicts in the shapes the SDK accepts (``ContentDict``,
 ``GenerateContentConfigDict`` …), so nothing here imports the SDK and the sync and async paths
-send exactly the same request. Inputs are never mutated (SPEC §2.3).
+send exactly the same request. Inputs are never mutated.
 """
 
 from __future__ import annotations
@@ -188,7 +188,7 @@ def map_embedding_request(request: EmbeddingRequest) -> dict[str, Any]:
 
 
 def map_image_request(request: ImageRequest) -> dict[str, Any]:
-    """``generate_content`` with ``response_modalities=["IMAGE"]`` (SPEC §4.5).
+    """``generate_content`` arguments for a Gemini image model: ``response_modalities=["IMAGE"]``.
 
     One user turn: the prompt, then one inline-data part per input image. The requested MIME
     type is not sent (the Gemini API has no output MIME type); it is the fallback when the
@@ -216,7 +216,7 @@ def map_image_request(request: ImageRequest) -> dict[str, Any]:
 
 
 def map_imagen_request(request: ImageRequest) -> dict[str, Any]:
-    """``generate_images`` arguments (SPEC §4.6): ``output_mime_type`` is the requested type."""
+    """``generate_images`` arguments for Imagen: ``output_mime_type`` is the requested type."""
     if request.input_images:
         raise InvalidInputError("Imagen takes no input images; use a Gemini image model", provider=PROVIDER)
     if request.quality is not None:

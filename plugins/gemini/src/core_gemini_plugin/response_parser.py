@@ -1,9 +1,9 @@
 """Pure parsing of google-genai responses into llm-core results.
 
-Text and thinking follow SPEC §1: only the first candidate is read, ``thought is True`` parts are
+Text and thinking: only the first candidate is read, ``thought is True`` parts are
 native thinking, the visible text goes once through ``<think>`` extraction
 (:func:`llm_core.thinking.split_text_parts`). Thought signatures and the model's parts are kept
-in ``metadata`` so that the next turn can send them back unchanged (SPEC §1.8).
+in ``metadata`` so that the next turn can send them back unchanged (Gemini rejects a tool-call turn without them).
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from google.genai import types
 
 PROVIDER = "gemini"
-#: Finish reasons that mean the provider's filters stopped the answer (SPEC §1.7).
+#: Finish reasons that mean the provider's filters stopped the answer (finish reason ``content_filter``).
 BLOCKING_FINISH_REASONS = frozenset(
     {
         "SAFETY",
@@ -74,7 +74,8 @@ def enum_name(value: Any) -> str | None:
 
 
 def finish_reason(raw: Any, *, has_tool_calls: bool = False) -> str:
-    """Gemini's finish reason in the common vocabulary (SPEC §1.7)."""
+    """Gemini's finish reason in the common vocabulary: ``stop``, ``length``, ``content_filter``,
+    ``tool_calls``, else lower-cased."""
     return _finish_from_name(enum_name(raw), has_tool_calls)
 
 
@@ -162,7 +163,7 @@ def first_parts(response: types.GenerateContentResponse) -> list[types.Part]:
 
 
 def text_parts(parts: Iterable[types.Part]) -> list[tuple[str, bool]]:
-    """``(text, is_thought)`` for every part whose ``text`` is a string (SPEC §1.1-1.2)."""
+    """``(text, is_thought)`` for every part whose ``text`` is a string (thought only when exactly ``True``)."""
     return [(p.text, p.thought is True) for p in parts if isinstance(p.text, str)]
 
 
@@ -245,7 +246,7 @@ class PartLog:
 
 
 def parse_chat_response(raw: types.GenerateContentResponse, request: ChatRequest) -> CompletionResponse:
-    """A ``generate_content`` response → :class:`CompletionResponse` (SPEC §1): text, thinking,
+    """A ``generate_content`` response → :class:`CompletionResponse`: text, thinking,
     thought signatures, tool calls; a blocked prompt or a body that is no answer raises."""
     raise_if_prompt_blocked(raw)
     candidate = first_candidate(raw)
@@ -323,7 +324,7 @@ def parse_embedding_response(raw: types.EmbedContentResponse, request: Embedding
 
 
 def parse_image_response(raw: types.GenerateContentResponse, request: ImageRequest) -> ImageResponse:
-    """The first inline-data image (SPEC §4.5); its MIME type, else the requested one."""
+    """The first inline-data image; its MIME type, else the requested one."""
     raise_if_prompt_blocked(raw)
     parts = first_parts(raw)
     for part in parts:
@@ -353,7 +354,7 @@ def parse_image_response(raw: types.GenerateContentResponse, request: ImageReque
 
 
 def parse_imagen_response(raw: types.GenerateImagesResponse, request: ImageRequest) -> ImageResponse:
-    """The first generated image (SPEC §4.6)."""
+    """The first generated image, with the requested MIME type when Imagen names none."""
     images: Sequence[types.GeneratedImage] = raw.generated_images or []
     for generated in images:
         image = generated.image

@@ -1,4 +1,4 @@
-"""Incremental parsing of ``generate_content_stream`` chunks into stream events (SPEC §3).
+"""Incremental parsing of ``generate_content_stream`` chunks into stream events.
 
 Each chunk's text parts become TOKEN events at once (thought parts as ``…_THINKING``, the rest
 as ``…_RESPONSE``, by the call context); nothing is buffered except the small replay record.

@@ -1,7 +1,8 @@
 """Native decisions (``POST /v1/decisions``): pure request mapping and answer parsing.
 
 yes/no questions ↔ ``predicate``, choices ↔ ``choice``, scores ↔ ``score``; question keys are the
-``name`` of each question. The core validates the answers afterwards (SPEC §6).
+``name`` of each question. The core checks afterwards that there is exactly one valid answer per
+question.
 """
 
 from __future__ import annotations

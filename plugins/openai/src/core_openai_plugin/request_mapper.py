@@ -2,7 +2,7 @@
 
 One mapper (:func:`map_chat`) builds every Responses API call — chat, completion, tools, vision,
 documents, structured output, streaming, batch lines and the decision fallback — so the rules live
-once (SPEC §4.4): ``store=False`` always, system text → ``instructions``, messages → input items
+once: ``store=False`` always, system text → ``instructions``, messages → input items
 (here), tools and JSON formats (:mod:`core_openai_plugin.schemas`). Nothing here imports the SDK;
 the provider passes the result to ``client.responses.create``, ``embeddings.create``,
 ``images.generate`` / ``images.edit`` and ``decisions.create``.
