@@ -11,15 +11,18 @@ declared name, docstring and signature, for ``help()``, IDEs and type checkers.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from enum import Enum
 from typing import Any, Concatenate, Generic, NamedTuple, ParamSpec, Self, TypeVar, overload
 
 from llm_core.features import Feature
 
 P = ParamSpec("P")
+P2 = ParamSpec("P2")
 R = TypeVar("R")
+R2 = TypeVar("R2")
 Y = TypeVar("Y")
+Y2 = TypeVar("Y2")
 
 
 class Hooks(NamedTuple):
@@ -126,12 +129,35 @@ def _method(signature: Callable[..., Any], run: Callable[..., Any]) -> Callable[
     return run
 
 
-class Call(Operation, Generic[P, R]):
+class _Declared(Operation):
+    """A declaration as a descriptor: read on a surface, the method that runs it there."""
+
+    def __init__(self, signature: Callable[..., Any], **facts: Any) -> None:
+        super().__init__(name=signature.__name__, doc=signature.__doc__ or "", **facts)
+        sync, asynchronous = self._runners()
+        object.__setattr__(self, "_sync", _method(signature, sync))
+        object.__setattr__(self, "_async", _method(signature, asynchronous))
+
+    def _runners(self) -> tuple[Callable[..., Any], Callable[..., Any]]:
+        raise NotImplementedError
+
+    def _facts(self, **changes: Any) -> dict[str, Any]:
+        """This declaration's facts but its name and docstring, with ``changes``."""
+        kept = {f.name: getattr(self, f.name) for f in fields(Operation) if f.name not in ("name", "doc")}
+        return {**kept, **changes}
+
+    def _bound(self, instance: object, owner: type[Any]) -> Any:
+        if instance is None:
+            return self
+        method = vars(self)["_async" if isinstance(instance, AsyncCalls) else "_sync"]
+        return method.__get__(instance, owner)
+
+
+class Call(_Declared, Generic[P, R]):
     """An operation answered once: ``surface.name(...)`` returns ``R`` (awaitable on an async
     surface)."""
 
-    def __init__(self, signature: Callable[Concatenate[Any, P], R], **facts: Any) -> None:
-        super().__init__(name=signature.__name__, doc=signature.__doc__ or "", **facts)
+    def _runners(self) -> tuple[Callable[..., Any], Callable[..., Any]]:
         op = self
 
         def sync(surface: Calls, *args: Any, **options: Any) -> Any:
@@ -140,8 +166,16 @@ class Call(Operation, Generic[P, R]):
         async def asynchronous(surface: AsyncCalls, *args: Any, **options: Any) -> Any:
             return await surface._call(op, args, options)
 
-        object.__setattr__(self, "_sync", _method(signature, sync))
-        object.__setattr__(self, "_async", _method(signature, asynchronous))
+        return sync, asynchronous
+
+    def answering(self, finish: Callable[..., Any]) -> Callable[[Callable[Concatenate[Any, P2], R2]], Call[P2, R2]]:
+        """Declare the method below it as this call with another answer:
+        ``finish(response, *args, **options)``."""
+
+        def declare(signature: Callable[Concatenate[Any, P2], R2]) -> Call[P2, R2]:
+            return Call(signature, **self._facts(finish=finish))
+
+        return declare
 
     @overload
     def __get__(self, instance: None, owner: type[Any]) -> Self: ...
@@ -153,18 +187,14 @@ class Call(Operation, Generic[P, R]):
     def __get__(self, instance: AsyncCalls, owner: type[Any]) -> Callable[P, Coroutine[Any, Any, R]]: ...
 
     def __get__(self, instance: object, owner: type[Any]) -> Any:
-        if instance is None:
-            return self
-        method = vars(self)["_async" if isinstance(instance, AsyncCalls) else "_sync"]
-        return method.__get__(instance, owner)
+        return self._bound(instance, owner)
 
 
-class Stream(Operation, Generic[P, Y]):
+class Stream(_Declared, Generic[P, Y]):
     """An operation that streams: ``surface.name(...)`` returns an iterator of ``Y`` (an async
     iterator on an async surface). Input errors raise at the call, before anything is sent."""
 
-    def __init__(self, signature: Callable[Concatenate[Any, P], Iterator[Y]], **facts: Any) -> None:
-        super().__init__(name=signature.__name__, doc=signature.__doc__ or "", **facts)
+    def _runners(self) -> tuple[Callable[..., Any], Callable[..., Any]]:
         op = self
 
         def sync(surface: Calls, *args: Any, **options: Any) -> Any:
@@ -173,8 +203,18 @@ class Stream(Operation, Generic[P, Y]):
         def asynchronous(surface: AsyncCalls, *args: Any, **options: Any) -> Any:
             return surface._stream(op, args, options)
 
-        object.__setattr__(self, "_sync", _method(signature, sync))
-        object.__setattr__(self, "_async", _method(signature, asynchronous))
+        return sync, asynchronous
+
+    def answering(
+        self, finish: Callable[..., Any]
+    ) -> Callable[[Callable[Concatenate[Any, P2], Iterator[Y2]]], Stream[P2, Y2]]:
+        """Declare the method below it as this stream with other items: ``finish(events)``,
+        given the sync or async event stream, whichever the surface has."""
+
+        def declare(signature: Callable[Concatenate[Any, P2], Iterator[Y2]]) -> Stream[P2, Y2]:
+            return Stream(signature, **self._facts(finish=finish))
+
+        return declare
 
     @overload
     def __get__(self, instance: None, owner: type[Any]) -> Self: ...
@@ -186,10 +226,7 @@ class Stream(Operation, Generic[P, Y]):
     def __get__(self, instance: AsyncCalls, owner: type[Any]) -> Callable[P, AsyncIterator[Y]]: ...
 
     def __get__(self, instance: object, owner: type[Any]) -> Any:
-        if instance is None:
-            return self
-        method = vars(self)["_async" if isinstance(instance, AsyncCalls) else "_sync"]
-        return method.__get__(instance, owner)
+        return self._bound(instance, owner)
 
 
 def call(
@@ -223,13 +260,11 @@ def stream(
     observed_as: str,
     example: tuple[tuple[Any, ...], Mapping[str, Any]],
     fixed: Mapping[str, Any] | None = None,
-    finish: Callable[..., Any] | None = None,
 ) -> Callable[[Callable[Concatenate[Any, P], Iterator[Y]]], Stream[P, Y]]:
-    """Declare the method below it as a streamed operation. ``finish`` is applied to the
-    event stream (sync) or async event stream, whichever the surface gives."""
+    """Declare the method below it as a streamed operation (its events as they come)."""
 
     def declare(signature: Callable[Concatenate[Any, P], Iterator[Y]]) -> Stream[P, Y]:
-        facts = {"fixed": fixed or {}, "cost": Cost.TOKENS, "plan": None, "finish": finish}
+        facts = {"fixed": fixed or {}, "cost": Cost.TOKENS, "plan": None, "finish": None}
         return Stream(
             signature, feature=feature, build=build, hooks=hooks, observed_as=observed_as, example=example, **facts
         )

@@ -110,15 +110,7 @@ class Operations:
     def complete(self, /, prompt: str | Prompt, **options: Any) -> CompletionResponse:
         """Simple completion from one prompt (same options as ``chat_completion``)."""
 
-    @call(
-        Feature.COMPLETION,
-        build="build_chat_request",
-        fixed={"feature": Feature.COMPLETION},
-        hooks=CHAT_HOOKS,
-        observed_as="complete",
-        finish=_content,
-        example=(("Hello.",), {}),
-    )
+    @complete.answering(_content)
     def generate_text(self, /, prompt: str | Prompt, **options: Any) -> str:
         """The generated text for ``prompt`` (``complete(prompt).content``)."""
 
@@ -137,15 +129,7 @@ class Operations:
     ) -> Iterator[StreamEvent]:
         """Stream events: TOKEN* METADATA END, or TOKEN* ERROR END. Input errors raise at once."""
 
-    @stream(
-        Feature.STREAMING,
-        build="build_chat_request",
-        fixed={"feature": Feature.STREAMING},
-        hooks=STREAM_HOOKS,
-        observed_as="stream",
-        finish=_text,
-        example=(("Hello.",), {}),
-    )
+    @stream_chat_completion.answering(_text)
     def stream_text(self, /, prompt: str | Prompt | Sequence[MessageLike], **options: Any) -> Iterator[str]:
         """Only the response text, chunk by chunk; a stream error is raised."""
 
@@ -221,16 +205,7 @@ class Operations:
         """An image for ``prompt``. Options: ``model``, ``size``, ``aspect_ratio``, ``quality``,
         ``mime_type``, ``input_images`` (to edit or combine)."""
 
-    @call(
-        Feature.IMAGE,
-        build="build_image_request",
-        hooks=Hooks("map_image_request", "_send_image", "_asend_image", "parse_image_response"),
-        observed_as="generate_image",
-        cost=Cost.IMAGE,
-        plan="image_plan",
-        finish=_image_bytes,
-        example=(("A red square.",), {}),
-    )
+    @generate_image.answering(_image_bytes)
     def generate_image_bytes(self, /, prompt: str, **options: Any) -> tuple[bytes, str]:
         """The first generated image as ``(bytes, mime_type)``."""
 

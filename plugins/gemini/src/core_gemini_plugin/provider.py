@@ -301,15 +301,7 @@ class GeminiProvider(
         The SDK serves Imagen only on Vertex AI (see :attr:`imagen_client`).
         """
 
-    @call(
-        Feature.IMAGE,
-        build="build_imagen_request",
-        hooks=IMAGE_HOOKS,
-        observed_as="generate_imagen",
-        cost=Cost.IMAGE,
-        finish=lambda image, *args, **options: (image.data, image.mime_type),
-        example=(("A red square.",), {}),
-    )
+    @generate_imagen.answering(lambda image, *args, **options: (image.data, image.mime_type))
     def generate_imagen_bytes(self, /, prompt: str, **options: Any) -> tuple[bytes, str]:  # type: ignore[empty-body]
         """The first Imagen image as ``(bytes, mime_type)``."""
 
