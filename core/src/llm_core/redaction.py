@@ -1,7 +1,7 @@
 """Keeping keys out of what the library hands out: errors and their chains, text, HTTP messages.
 
-Every live :class:`~llm_core.config.Secret` is tracked here (weakly), so that redaction knows
-every key the process holds, whether it came from ``api_key=``, a config file or the
+Every live :class:`~llm_core.config.Secret` is tracked here (weakly, by identity), so that
+redaction knows every key the process holds, whether it came from ``api_key=``, a config file or the
 environment; key-like environment variables (``*_API_KEY``, ``*_ACCESS_TOKEN``) count too.
 Values shorter than :data:`MIN_LENGTH` are not redacted: replacing them would mangle ordinary
 text. The module imports nothing of llm-core (``config`` and ``errors`` import it).
@@ -41,17 +41,24 @@ class _Revealable(Protocol):
     def reveal(self) -> str: ...
 
 
-_LIVE: weakref.WeakSet[Any] = weakref.WeakSet()
+#: ``id()`` of each live secret → a weak reference to it (whose callback forgets the entry) and
+#: its value. Keyed by identity, not by value: secrets compare and hash by value, so a set of them
+#: would keep one of two secrets holding the same key, and forget the key when that one dies
+#: while the other is still in use. Here each holder counts until it is gone (its entry is
+#: removed before its ``id`` can be reused: weak reference callbacks run before the memory is
+#: freed). Only atomic dict operations touch it: a callback may run at any allocation.
+_LIVE: dict[int, tuple[weakref.ref[Any], str]] = {}
 
 
 def track(secret: _Revealable) -> None:
-    """Remember ``secret`` (weakly) as a value to redact; called by ``Secret.__init__``."""
-    _LIVE.add(secret)
+    """Remember ``secret``'s value until ``secret`` itself is gone; called by ``Secret.__init__``."""
+    key = id(secret)
+    _LIVE[key] = (weakref.ref(secret, lambda _: _LIVE.pop(key, None)), secret.reveal())
 
 
 def known_values(extra: Iterable[str] = ()) -> tuple[str, ...]:
     """Every value to redact, longest first: live secrets, key-like environment variables, ``extra``."""
-    found = {secret.reveal() for secret in list(_LIVE)}
+    found = {value for _, value in _LIVE.copy().values()}
     found.update(v for k, v in os.environ.items() if k.upper().endswith(("_API_KEY", "_ACCESS_TOKEN")))
     found.update(extra)
     return tuple(sorted((v for v in found if len(v.strip()) >= MIN_LENGTH), key=len, reverse=True))
