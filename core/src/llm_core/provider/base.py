@@ -70,6 +70,7 @@ class BaseProvider(Calls, Operations, StreamDriver, ChatRequestBuilding):
     def _plan(self, op: Operation, args: tuple[Any, ...], options: dict[str, Any]) -> Plan:
         """What a call of ``op`` sends: its request built and validated (bad input raises
         here, before anything is sent), through the operation's hooks or its own plan."""
+        self._require_key()
         if op.feature not in self.implemented_features():
             raise UnsupportedFeatureError(f"{self.name} does not support {op.feature.value}", provider=self.identifier)
         request = getattr(self, op.build)(*args, **op.fixed, **options)

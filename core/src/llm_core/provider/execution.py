@@ -102,6 +102,7 @@ class CallExecution(ProviderSettings):
 
         With ``trace`` the caller reports success itself (at the end of a stream).
         """
+        self._require_key()
         call = trace or self._trace(operation, model)
         result: R = self.retry_policy.call(self._attempt, call, send, args)
         if trace is None:
@@ -117,6 +118,7 @@ class CallExecution(ProviderSettings):
         trace: CallTrace | None = None,
     ) -> R:
         """The async twin of :meth:`_execute`."""
+        self._require_key()
         call = trace or self._trace(operation, model)
         result: R = await self.retry_policy.acall(self._aattempt, call, send, args)
         if trace is None:

@@ -7,8 +7,10 @@ and each of its models offer. It sends nothing.
 
 from __future__ import annotations
 
+import threading
 import weakref
 from collections.abc import Callable, Mapping
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -33,6 +35,11 @@ _IMPLEMENTED: weakref.WeakKeyDictionary[type, frozenset[Feature]] = weakref.Weak
 
 #: Settings with a constructor argument of their own; every other keyword is a provider option.
 _RESERVED = frozenset({"api_key", "model", "base_url", "timeout", "retry"})
+#: Set while a provider is unpickled: a missing key then waits for the first call (see
+#: ``_rebuild_provider``), since the process that unpickles (a worker) may not hold it yet.
+_UNPICKLING: ContextVar[bool] = ContextVar("llm_core_unpickling_provider", default=False)
+#: Serialises the settings resolved again at a first call (see ``_require_key``).
+_KEY_LOCK = threading.Lock()
 
 
 class ProviderSettings:
@@ -86,7 +93,8 @@ class ProviderSettings:
 
     def __reduce__(self) -> tuple[Any, ...]:
         """Pickled by its settings: no SDK client and no key (every :class:`Secret` is left out),
-        so the copy (e.g. on a worker) resolves its key from its own environment or config file."""
+        so the copy (e.g. on a worker) resolves its key from its own environment or config file,
+        at its first call if it had none when it was unpickled."""
         spec = None if self._spec is type(self).spec else self._spec
         return (_rebuild_provider, (type(self), spec, self._config_file, without_secrets(self._explicit)))
 
@@ -97,13 +105,16 @@ class ProviderSettings:
         if _declares_own_settings(type(self)):
             check_section(self.identifier, section, declared_settings(type(self)))
         explicit = self._explicit
+        deferred = _UNPICKLING.get()
         self.api_key: Secret | None = resolve_api_key(
             self.identifier,
             explicit.get("api_key"),
             section=section,
             env=self._spec.credential_env,
-            required=self._spec.requires_credentials,
+            required=self._spec.requires_credentials and not deferred,
         )
+        #: A key that was missing when the provider was unpickled: looked for again at the first call.
+        self._key_pending = deferred and self.api_key is None and self._spec.requires_credentials
 
         def setting(name: str) -> Any:
             return resolve_setting(name, explicit.get(name), section=section, env=self.env_settings.get(name, ()))
@@ -142,6 +153,15 @@ class ProviderSettings:
 
     def _reset_clients(self) -> None:
         """Drop cached SDK clients (plugins override to clear their own)."""
+
+    def _require_key(self) -> None:
+        """Before anything is sent: a provider unpickled without a key resolves its settings
+        again now (the key may have been set since), raising the missing key's
+        :class:`ConfigurationError` when there is still none. One check for every other provider."""
+        if self._key_pending:
+            with _KEY_LOCK:  # one thread resolves; another must not reset the clients it then uses
+                if self._key_pending:
+                    self._apply_settings()
 
     # -- identity ---------------------------------------------------------------------------
 
@@ -250,8 +270,15 @@ def _declares_own_settings(cls: type) -> bool:
 def _rebuild_provider(
     cls: type[ProviderSettings], spec: ProviderSpec | None, config_file: Path | None, settings: dict[str, Any]
 ) -> ProviderSettings:
-    """A provider unpickled: built anew from its settings (see ``ProviderSettings.__reduce__``)."""
-    return cls(spec=spec, config_file=config_file, **settings)
+    """A provider unpickled: built anew from its settings (see ``ProviderSettings.__reduce__``).
+    A key missing here is no error yet: unpickling happens where the object is delivered (a Dask
+    worker deserialising a task), and the key is needed only by the first call, which raises the
+    :class:`ConfigurationError` if it is still missing then."""
+    token = _UNPICKLING.set(True)
+    try:
+        return cls(spec=spec, config_file=config_file, **settings)
+    finally:
+        _UNPICKLING.reset(token)
 
 
 def without_secrets(settings: Mapping[str, Any]) -> dict[str, Any]:
