@@ -19,6 +19,7 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from llm_core.batch.capability import BatchCapable, new_tag
+from llm_core.batch.jsonl import MAX_LINE_BYTES, read_items
 from llm_core.batch.local import RateLimiter, run_items
 from llm_core.batch.observing import observed_run
 from llm_core.batch.record import (
@@ -101,6 +102,7 @@ def run(
     tokens_per_minute: float | None = None,
     chunk_size: int | None = None,
     progress: Progress | None = None,
+    max_line_bytes: int = MAX_LINE_BYTES,
 ) -> RunSummary:
     """Run every item of ``input`` once; results go to ``output`` (JSONL), the job record to
     ``OUTPUT.job.sqlite``.
@@ -110,7 +112,8 @@ def run(
     ``mode="batch"`` uses the provider's batch API (``wait=False`` submits every job, writes the
     results of those already final and returns: run again to collect the rest);
     ``mode="local"`` makes single calls, ``concurrency`` at a time, within
-    ``requests_per_minute`` / ``tokens_per_minute``.
+    ``requests_per_minute`` / ``tokens_per_minute``. An input line longer than
+    ``max_line_bytes`` (32 MiB by default) is refused before it is parsed.
     """
     if mode not in ("batch", "local"):
         raise InvalidInputError(f"mode must be 'batch' or 'local', not {mode!r}")
@@ -121,7 +124,7 @@ def run(
     try:
         writer.reconcile(record)
         if record.get("ingested") is None:
-            _ingest(record, input, target, mode, chunk_size)
+            _ingest(record, input, target, mode, chunk_size, max_line_bytes)
         _check_same_run(record, mode, target)
         if mode == "local":
             _run_local(
@@ -180,26 +183,25 @@ def _check_same_run(record: JobRecord, mode: str, target: Any) -> None:
         )
 
 
-def _lines(source: str | Path | Iterable[Item | Mapping[str, Any]]) -> Iterator[tuple[str, Item]]:
+def _lines(source: str | Path | Iterable[Item | Mapping[str, Any]], max_line_bytes: int) -> Iterator[tuple[str, Item]]:
     """``(where, item)`` from a JSONL file (streamed, blank lines skipped) or an iterable."""
     if isinstance(source, str | Path):
-        with open(source, encoding="utf-8") as handle:
-            for number, line in enumerate(handle, 1):
-                if line.strip():
-                    yield f"line {number}", item_from_json(line, where=f"{source}: line {number}")
+        yield from read_items(source, max_line_bytes=max_line_bytes)
         return
     for number, value in enumerate(source, 1):
         yield f"item {number}", parse_item(value, where=f"item {number}")
 
 
-def _ingest(record: JobRecord, source: Any, target: Any, mode: str, chunk_size: int | None) -> None:
+def _ingest(
+    record: JobRecord, source: Any, target: Any, mode: str, chunk_size: int | None, max_line_bytes: int
+) -> None:
     """Every item validated into the record (nothing is sent yet); batch items get their job."""
     size = chunk_size or (target.max_batch_items if mode == "batch" else 0)
     open_chunks: dict[str, tuple[int, int]] = {}  # group -> (chunk, items so far)
     chunks = 0
     try:
         record.begin()
-        for position, (where, item) in enumerate(_lines(source), 1):
+        for position, (where, item) in enumerate(_lines(source, max_line_bytes), 1):
             chunk = None
             if mode == "batch":
                 _custom_id, kind, request = target.build_batch_entry(item)

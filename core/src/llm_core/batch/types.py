@@ -8,7 +8,9 @@ receive them; the provider turns each into the same validated request a single c
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+import math
+import re
+from collections.abc import Iterator, Mapping
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
@@ -70,6 +72,12 @@ ITEM_KINDS: tuple[ItemKind, ...] = ("chat", "json", "embedding", "decision")
 
 _ITEM: TypeAdapter[ChatItem | JsonItem | EmbeddingItem | DecisionItem] = TypeAdapter(BatchItem)
 
+#: The deepest nesting of arrays and objects in an item (the item object itself is level 1).
+#: Messages and JSON schemas need far fewer; a deeper value would exhaust the recursion limits
+#: of the JSON parser, the validator or the serializer on its way to the provider.
+MAX_NESTING = 64
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
 
 def parse_item(
     value: Mapping[str, Any] | BaseModel, *, where: str = "item"
@@ -78,10 +86,12 @@ def parse_item(
 
     Raises :class:`InvalidInputError` naming ``where`` (e.g. ``"line 12"``) and the field."""
     if isinstance(value, ChatItem | JsonItem | EmbeddingItem | DecisionItem):
+        _refuse_unsendable(dict(value), where)  # built in Python: no JSON parser saw it
         return value
     if not isinstance(value, Mapping):
         raise InvalidInputError(f"{where}: a batch item is an object, not {type(value).__name__}")
     data = dict(value)
+    _refuse_unsendable(data, where)
     if not data.get("custom_id"):
         raise InvalidInputError(f"{where}: custom_id is missing (every batch item needs a unique custom_id)")
     data.setdefault("kind", "chat")
@@ -97,14 +107,60 @@ def parse_item(
         raise InvalidInputError(f"{where}: invalid {field or 'item'}: {err['msg']}") from None
 
 
-def item_from_json(line: str, *, where: str) -> ChatItem | JsonItem | EmbeddingItem | DecisionItem:
-    """An item from one JSONL line; a line that is not a JSON object names ``where``."""
+def _children(value: Any, path: str) -> Iterator[tuple[str, Any]]:
+    if isinstance(value, Mapping):
+        for key, child in value.items():
+            name = f"{path}.{key}" if path else str(key)
+            yield name, key
+            yield name, child
+    elif isinstance(value, list | tuple):
+        for index, child in enumerate(value):
+            yield f"{path}[{index}]", child
+
+
+def _refuse_unsendable(data: Mapping[str, Any], where: str) -> None:
+    """Refuse what an item cannot carry to a provider, naming the place: a number that is not
+    finite (JSON has none: stored, it would come back as null), a lone surrogate (not UTF-8),
+    nesting deeper than :data:`MAX_NESTING`. Walked without recursion, so depth cannot hurt."""
+    stack: list[tuple[str, Any, int]] = [("", data, 1)]
+    while stack:
+        path, value, depth = stack.pop()
+        if isinstance(value, float) and not math.isfinite(value):
+            raise InvalidInputError(f"{where}: {path or 'item'} is {value}: not a finite number")
+        if isinstance(value, str) and not value.isascii() and _SURROGATE.search(value):
+            raise InvalidInputError(
+                f"{where}: {path or 'item'} contains a lone surrogate character (U+D800 to U+DFFF), which "
+                "cannot be sent as UTF-8: fix the text's decoding"
+            )
+        if isinstance(value, Mapping | list | tuple):
+            if depth > MAX_NESTING:
+                raise InvalidInputError(f"{where}: nested deeper than {MAX_NESTING} levels of arrays and objects")
+            stack.extend((name, child, depth + 1) for name, child in _children(value, path))
+
+
+class _NotFinite(Exception):
+    """A ``NaN`` or ``Infinity`` token, which Python's JSON parser would accept."""
+
+
+def _not_finite(token: str) -> Any:
+    raise _NotFinite(token)
+
+
+def item_from_json(line: str | bytes, *, where: str) -> ChatItem | JsonItem | EmbeddingItem | DecisionItem:
+    """An item from one JSONL line; a line that is not a JSON object (or holds ``NaN`` or
+    ``Infinity``, or nests deeper than :data:`MAX_NESTING`) names ``where``."""
     try:
-        data = json.loads(line)
+        data = json.loads(line, parse_constant=_not_finite)
+    except _NotFinite as exc:
+        raise InvalidInputError(
+            f"{where}: {exc} is not a finite number (JSON has no NaN or Infinity); give a number"
+        ) from exc
     except json.JSONDecodeError as exc:
         raise InvalidInputError(
             f"{where}: not JSON ({exc.msg} at column {exc.colno}); the input must be JSONL"
-        ) from None
+        ) from exc
+    except RecursionError as exc:
+        raise InvalidInputError(f"{where}: nested deeper than {MAX_NESTING} levels of arrays and objects") from exc
     return parse_item(data, where=where)
 
 
@@ -169,6 +225,7 @@ class JsonResponse(BaseModel):
 
 __all__ = [
     "ITEM_KINDS",
+    "MAX_NESTING",
     "BatchItem",
     "BatchState",
     "BatchStatus",
