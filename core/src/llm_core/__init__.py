@@ -109,6 +109,7 @@ _EXPORTS: dict[str, str] = {
             "ServerError",
             "ProviderTimeoutError",
             "ProviderConnectionError",
+            "CancelledCallError",
         ),
         "llm_core.errors",
     ),
@@ -165,6 +166,7 @@ if TYPE_CHECKING:
     )
     from llm_core.errors import (
         AuthenticationError as AuthenticationError,
+        CancelledCallError as CancelledCallError,
         ConfigurationError as ConfigurationError,
         ContentFilteredError as ContentFilteredError,
         ContextLengthExceededError as ContextLengthExceededError,

@@ -217,8 +217,29 @@ class FallbackExhaustedError(LLMError):
         super().__init__(f"all capable providers failed ({detail})")
 
 
+class CancelledCallError(LLMError):
+    """A call (or a conversation turn, a tool run, a batch reading) that ended because it was
+    cancelled: its task was cancelled (``asyncio.wait_for``, ``task.cancel()``, a ``TaskGroup``
+    failing) or an interrupt (``KeyboardInterrupt``) stopped it. This is what observers hear
+    in place of the cancellation, so that every call and scope they saw start is seen to end;
+    the caller still gets the cancellation itself. Never retried, never a reason to fall back.
+    The cancellation is its ``__cause__``."""
+
+
+def cancellation(exc: BaseException | None, *, provider: str | None = None) -> CancelledCallError | None:
+    """The :class:`CancelledCallError` that reports ``exc`` when ``exc`` cancelled what it ended
+    (anything raised that is not an ``Exception``, but ``GeneratorExit``: a caller that closes
+    a stream early abandoned it, it was not cancelled); ``None`` otherwise."""
+    if exc is None or isinstance(exc, Exception | GeneratorExit):
+        return None
+    error = CancelledCallError(f"cancelled ({type(exc).__name__})", provider=provider)
+    error.__cause__ = exc
+    return error
+
+
 __all__ = [
     "AuthenticationError",
+    "CancelledCallError",
     "ConfigurationError",
     "ContentFilteredError",
     "ContextLengthExceededError",

@@ -55,16 +55,22 @@ class LLMCoreSpecs:
 
     @hookspec
     def llm_core_on_error(self, event: dict[str, Any]) -> None:
-        """A provider call attempt failed.
+        """A provider call attempt failed, or the call was cancelled.
 
         ``event``: ``provider``, ``model``, ``operation``, ``error`` (the mapped
         :class:`~llm_core.errors.LLMError`), ``attempt``, ``will_retry``, ``call_id``.
+        A call whose task was cancelled (or that an interrupt stopped) while it sent, waited to
+        retry, opened or read a stream is reported once here with a
+        :class:`~llm_core.errors.CancelledCallError` and ``will_retry`` false. Every call ends
+        for observers exactly once: this event with ``will_retry`` false, or
+        ``llm_core_after_response``.
         """
 
     # -- scopes: a conversation turn, a tool execution, a batch fetch ---------------------------
     # Each has a ``scope_id`` (unique in the process, from the call-id counter) and a
     # ``parent_id`` (the scope it was opened in, 0 for none); calls made inside name it as their
-    # ``parent_id``. The end hook always follows its start hook, also on failure.
+    # ``parent_id``. The end hook follows its start hook exactly once, also on failure; a scope
+    # that was cancelled ends with a CancelledCallError as its ``error``.
 
     @hookspec
     def llm_core_turn_start(self, event: dict[str, Any]) -> None:
@@ -81,8 +87,9 @@ class LLMCoreSpecs:
 
         ``event``: ``scope_id``, ``steps`` (model calls made), ``usage`` (their token counts
         summed, None without any), ``provider``, ``response_model`` and ``finish_reason`` (of
-        the last model call: who answered, what it named), ``error`` (what ended the turn, or
-        None), ``abandoned`` (a stream the caller stopped early).
+        the last model call: who answered, what it named), ``error`` (what ended the turn, a
+        :class:`~llm_core.errors.CancelledCallError` when it was cancelled, or None),
+        ``abandoned`` (a stream the caller stopped early).
         """
 
     @hookspec

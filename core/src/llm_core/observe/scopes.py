@@ -18,6 +18,7 @@ from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator
 from contextvars import ContextVar, Token
 from typing import Any, TypeVar
 
+from llm_core.errors import cancellation
 from llm_core.observe import observers
 
 T = TypeVar("T")
@@ -33,18 +34,26 @@ def current() -> int:
 class Scope:
     """One open scope: its id, its parent's, the hook that ends it."""
 
-    __slots__ = ("end_hook", "id", "parent_id")
+    __slots__ = ("closed", "end_hook", "id", "parent_id")
 
     def __init__(self, scope_id: int, parent_id: int, end_hook: str) -> None:
         self.id = scope_id
         self.parent_id = parent_id
         self.end_hook = end_hook
+        self.closed = False
 
     def enter(self) -> Token[int]:
         return _current.set(self.id)
 
     def close(self, **event: Any) -> None:
-        """Tell observers the scope is over (``event`` adds to ``scope_id``)."""
+        """Tell observers the scope is over (``event`` adds to ``scope_id``), once. An ``error``
+        that cancelled the scope (a cancelled task, an interrupt) is reported as a
+        :class:`~llm_core.errors.CancelledCallError`, as a cancelled call is."""
+        if self.closed:
+            return
+        self.closed = True
+        if "error" in event:
+            event["error"] = cancellation(event["error"]) or event["error"]
         observers.emit(self.end_hook, {"scope_id": self.id, **event})
 
 

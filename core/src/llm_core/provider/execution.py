@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from llm_core.config import redact_exception
-from llm_core.errors import LLMError, ProviderError
+from llm_core.errors import LLMError, ProviderError, cancellation
 from llm_core.features import Feature
 from llm_core.observe import observers, scopes as observer_scopes
 from llm_core.operation import Cost, Hooks, Operation
@@ -38,7 +38,8 @@ class CallTrace:
     started: float = field(default_factory=time.perf_counter)
     #: Request parameters observers see (``temperature``, ``max_tokens``, ``top_p``), when set.
     parameters: dict[str, Any] = field(default_factory=dict)
-    #: Whether observers heard of the answer (a stream closed after its METADATA is not abandoned).
+    #: Whether observers heard the call end (an answer, a final error, a cancellation): each call
+    #: ends once for them (a stream closed after its METADATA is not abandoned).
     done: bool = False
     #: The request object, handed to observers by reference (never copied or serialised here).
     request: Any = None
@@ -80,14 +81,22 @@ class CallExecution(ProviderSettings):
         mapped, observers told."""
         payload = getattr(self, hooks.map)(request)
         call = self._trace(op.observed_as, request.model, request, op.feature)
-        raw = self.retry_policy.call(self._attempt, call, getattr(self, hooks.send), (payload,))
+        try:
+            raw = self.retry_policy.call(self._attempt, call, getattr(self, hooks.send), (payload,))
+        except BaseException as exc:
+            self._ended(call, exc)
+            raise
         return self._parsed(call, getattr(self, hooks.parse), raw, request, op.cost)
 
     async def _arun(self, op: Operation, request: Any, hooks: Hooks) -> Any:
         """The async twin of :meth:`_run` (same mapper and parser)."""
         payload = getattr(self, hooks.map)(request)
         call = self._trace(op.observed_as, request.model, request, op.feature)
-        raw = await self.retry_policy.acall(self._aattempt, call, getattr(self, hooks.asend), (payload,))
+        try:
+            raw = await self.retry_policy.acall(self._aattempt, call, getattr(self, hooks.asend), (payload,))
+        except BaseException as exc:  # a task cancelled while it sent or waited to retry
+            self._ended(call, exc)
+            raise
         return self._parsed(call, getattr(self, hooks.parse), raw, request, op.cost)
 
     def _execute(
@@ -104,7 +113,11 @@ class CallExecution(ProviderSettings):
         """
         self._require_key()
         call = trace or self._trace(operation, model)
-        result: R = self.retry_policy.call(self._attempt, call, send, args)
+        try:
+            result: R = self.retry_policy.call(self._attempt, call, send, args)
+        except BaseException as exc:
+            self._ended(call, exc)
+            raise
         if trace is None:
             self._emit_done(call, None)
         return result
@@ -120,7 +133,11 @@ class CallExecution(ProviderSettings):
         """The async twin of :meth:`_execute`."""
         self._require_key()
         call = trace or self._trace(operation, model)
-        result: R = await self.retry_policy.acall(self._aattempt, call, send, args)
+        try:
+            result: R = await self.retry_policy.acall(self._aattempt, call, send, args)
+        except BaseException as exc:
+            self._ended(call, exc)
+            raise
         if trace is None:
             self._emit_done(call, None)
         return result
@@ -188,13 +205,28 @@ class CallExecution(ProviderSettings):
     def _failed(self, call: CallTrace, exc: Exception, *, will_retry: bool | None = None) -> LLMError:
         """``exc`` mapped to the taxonomy, reported to observers (the caller raises it)."""
         error = self._mapped(exc)
+        if will_retry is None:
+            will_retry = self.retry_policy.should_retry(error) and call.attempts < self.retry_policy.max_attempts
+        call.done = not will_retry
         if call.call_id:
-            if will_retry is None:
-                will_retry = self.retry_policy.should_retry(error) and call.attempts < self.retry_policy.max_attempts
             observers.emit(
                 "llm_core_on_error", self._event(call, error=error, attempt=call.attempts, will_retry=will_retry)
             )
         return error
+
+    def _ended(self, call: CallTrace, exc: BaseException) -> None:
+        """``exc`` ended the call's retry loop: observers hear the end of the call, once, unless
+        they have (an error :meth:`_failed` reported as not retried). Two ends are reported
+        here: a cancellation (a cancelled task, an interrupt) as an ``llm_core_on_error`` with a
+        :class:`~llm_core.errors.CancelledCallError`, and an error the policy did not retry after
+        all, though its attempt was reported as retried (its deadline would have passed during
+        the wait), again with ``will_retry`` false. A stream its reader closed is not ended here."""
+        if call.done or isinstance(exc, GeneratorExit):
+            return
+        error = cancellation(exc, provider=self.identifier) or exc
+        call.done = True
+        if call.call_id:
+            observers.emit("llm_core_on_error", self._event(call, error=error, attempt=call.attempts, will_retry=False))
 
     # -- observer events ----------------------------------------------------------------------
 
@@ -224,6 +256,7 @@ class CallExecution(ProviderSettings):
             )
 
     def _emit_done(self, call: CallTrace, usage: Any, result: Any = None, *, abandoned: bool = False) -> None:
+        call.done = True
         if not call.call_id:
             return
         observers.emit(

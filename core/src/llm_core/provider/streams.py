@@ -3,7 +3,9 @@
 One driver serves every stream, sync and async: the SDK stream is opened under the retry
 policy (up to its first chunk), a plugin's :class:`StreamParser` turns chunks into events, and
 the SDK stream is closed in a ``finally`` whichever way the stream ends: exhausted, failed, or
-abandoned by the caller (``close()`` / ``aclose()``, ``break``, task cancellation).
+abandoned by the caller (``close()`` / ``aclose()``, ``break``, task cancellation). Observers
+hear it end once: METADATA, a final error, ``abandoned`` (closed by its reader) or, when its
+task was cancelled while it opened or read, a :class:`~llm_core.errors.CancelledCallError`.
 """
 
 from __future__ import annotations
@@ -77,6 +79,9 @@ class StreamDriver(CallExecution):
             raise
         except Exception as exc:  # noqa: BLE001 - every failure becomes ERROR, then END
             yield self._stream_failure(call, exc, reported=not peeked)
+        except BaseException as exc:  # cancelled while opening or reading: observers hear it end
+            self._ended(call, exc)
+            raise
         finally:
             _close_all(opened)
         yield StreamEvent.end()
@@ -125,6 +130,9 @@ class StreamDriver(CallExecution):
             raise
         except Exception as exc:  # noqa: BLE001 - every failure becomes ERROR, then END
             yield self._stream_failure(call, exc, reported=not peeked)
+        except BaseException as exc:  # cancelled while opening or reading: observers hear it end
+            self._ended(call, exc)
+            raise
         finally:
             await _aclose_all(opened)
         yield StreamEvent.end()
@@ -147,7 +155,6 @@ class StreamDriver(CallExecution):
             }
         )
         self._emit_done(call, usage, meta)
-        call.done = True
         return StreamEvent.meta(meta)
 
     def _stream_failure(self, call: CallTrace, exc: Exception, *, reported: bool) -> StreamEvent:

@@ -3,7 +3,9 @@
 Names follow the OpenTelemetry GenAI semantic conventions (semconv v1.41, ``docs/gen-ai/``:
 ``gen-ai-spans.md`` and ``gen-ai-metrics.md``), as opentelemetry-instrumentation-openai-v2 and
 the google-genai instrumentation emit them. One span per call, from its first attempt to its
-answer (a stream's from opening to its last chunk); a retried attempt is a span event.
+answer (a stream's from opening to its last chunk); a retried attempt is a span event. A call
+ends for observers exactly once (an answer, or an error not retried: a cancelled call's is a
+``CancelledCallError``), so every span started here is ended and forgotten.
 """
 
 from __future__ import annotations
