@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from llm_core.batch.capability import BatchCapable
+from llm_core.batch.errors import BatchBusyError, BatchFileError
 from llm_core.batch.job import AsyncBatchJob, BatchJob
 from llm_core.batch.types import (
     BatchItem,
@@ -35,7 +36,9 @@ def run(input: Any, **options: Any) -> RunSummary:  # noqa: A002 - the documente
 
 __all__ = [
     "AsyncBatchJob",
+    "BatchBusyError",
     "BatchCapable",
+    "BatchFileError",
     "BatchItem",
     "BatchJob",
     "BatchState",

@@ -21,6 +21,7 @@ from pydantic import BaseModel
 from llm_core.batch.capability import BatchCapable, new_tag
 from llm_core.batch.jsonl import MAX_LINE_BYTES, read_items
 from llm_core.batch.local import RateLimiter, run_items
+from llm_core.batch.lock import RunLock
 from llm_core.batch.observing import observed_run
 from llm_core.batch.record import (
     FETCHED,
@@ -112,30 +113,31 @@ def run(
     ``mode="batch"`` uses the provider's batch API (``wait=False`` submits every job, writes the
     results of those already final and returns: run again to collect the rest);
     ``mode="local"`` makes single calls, ``concurrency`` at a time, within
-    ``requests_per_minute`` / ``tokens_per_minute``. An input line longer than
+    ``requests_per_minute`` / ``tokens_per_minute``. One runner at a time writes an output: a
+    second one raises :class:`~llm_core.batch.errors.BatchBusyError`. An input line longer than
     ``max_line_bytes`` (32 MiB by default) is refused before it is parsed.
     """
     if mode not in ("batch", "local"):
         raise InvalidInputError(f"mode must be 'batch' or 'local', not {mode!r}")
     out = Path(output)
     target = resolve_target(provider, features, mode, registry)
-    record = JobRecord(record_path(out))
-    writer = Output(out)
-    try:
-        writer.reconcile(record)
-        if record.get("ingested") is None:
-            _ingest(record, input, target, mode, chunk_size, max_line_bytes)
-        _check_same_run(record, mode, target)
-        if mode == "local":
-            _run_local(
-                record, writer, target, concurrency, RateLimiter(requests_per_minute, tokens_per_minute), progress
-            )
-        else:
-            _run_batch(record, writer, target, wait, poll_interval, progress)
-        return summary(record, out)
-    finally:
-        writer.close()
-        record.close()
+    with RunLock(out):  # before the record is opened: a second runner refuses at once
+        record = JobRecord(record_path(out))
+        writer = Output(out)
+        try:
+            writer.reconcile(record)
+            if record.get("ingested") is None:
+                _ingest(record, input, target, mode, chunk_size, max_line_bytes)
+            _check_same_run(record, mode, target)
+            if mode == "local":
+                limiter = RateLimiter(requests_per_minute, tokens_per_minute)
+                _run_local(record, writer, target, concurrency, limiter, progress)
+            else:
+                _run_batch(record, writer, target, wait, poll_interval, progress)
+            return summary(record, out)
+        finally:
+            writer.close()
+            record.close()
 
 
 def resolve_target(provider: Any, features: Iterable[Feature | str] | None, mode: Mode, registry: Any) -> Any:
