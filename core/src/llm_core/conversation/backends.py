@@ -45,10 +45,11 @@ class ChatAPI(Protocol):
 class FallbackRouter(Protocol):
     """What a conversation needs of a router (:class:`~llm_core.routing.Router`)."""
 
-    def fallback_providers(self, features: Iterable[Feature]) -> Iterator[tuple[str, Any]]:
+    def fallback_providers(self, features: Iterable[Feature], model: str | None = None) -> Iterator[tuple[str, Any]]:
         """``(identifier, provider or the LLMError that kept it from being built)`` for every
-        provider offering the router's features and ``features``, best first. Raises
-        :class:`~llm_core.errors.NoMatchingProviderError` at once when none does."""
+        provider offering the router's features and ``features`` (and ``model`` when given),
+        best first. Raises :class:`~llm_core.errors.NoMatchingProviderError` at once when none
+        does."""
         ...
 
     def can_fall_back(self, error: LLMError) -> bool: ...
@@ -130,11 +131,12 @@ class RouterBackend:
         self._answering = None
 
     def check(self, features: Iterable[Feature], model: str | None) -> None:
-        self.router.fallback_providers(features)  # raises when no provider offers them all
+        self.router.fallback_providers(features, model)  # raises when no provider offers them all
 
-    def _walk(self, features: Iterable[Feature]) -> Fallback:
-        """The router's candidates, from the one that answered this turn so far (if any)."""
-        found = self.router.fallback_providers(features)
+    def _walk(self, features: Iterable[Feature], options: dict[str, Any]) -> Fallback:
+        """The router's candidates for the call's model (if it names one), from the one that
+        answered this turn so far (if any)."""
+        found = self.router.fallback_providers(features, options.get("model"))
         if self._answering is not None:
             sticky = self._answering
             found = itertools.dropwhile(lambda item: item[0] != sticky, found)
@@ -146,7 +148,7 @@ class RouterBackend:
     def call(
         self, prepare: Prepare, tools: Sequence[ToolSpec], options: dict[str, Any], features: set[Feature]
     ) -> CompletionResponse:
-        walk = self._walk(features)
+        walk = self._walk(features, options)
         response: CompletionResponse = call_each(
             walk, lambda provider: _call(provider, prepare(provider.identifier), tools, options)
         )
@@ -155,7 +157,7 @@ class RouterBackend:
     async def acall(
         self, prepare: Prepare, tools: Sequence[ToolSpec], options: dict[str, Any], features: set[Feature]
     ) -> CompletionResponse:
-        walk = self._walk(features)
+        walk = self._walk(features, options)
         return await acall_each(
             walk, lambda provider: _call(provider.aio, prepare(provider.identifier), tools, options)
         )
@@ -164,11 +166,11 @@ class RouterBackend:
         self, prepare: Prepare, tools: Sequence[ToolSpec], options: dict[str, Any], features: set[Feature]
     ) -> Iterator[StreamEvent]:
         """Falls back while no token was delivered; afterwards an ERROR ends the turn."""
-        walk = self._walk(features | {Feature.STREAMING})
+        walk = self._walk(features | {Feature.STREAMING}, options)
         return stream_each(walk, lambda provider: _stream(provider, prepare(provider.identifier), tools, options))
 
     def astream(
         self, prepare: Prepare, tools: Sequence[ToolSpec], options: dict[str, Any], features: set[Feature]
     ) -> AsyncIterator[StreamEvent]:
-        walk = self._walk(features | {Feature.STREAMING})
+        walk = self._walk(features | {Feature.STREAMING}, options)
         return astream_each(walk, lambda provider: _stream(provider.aio, prepare(provider.identifier), tools, options))

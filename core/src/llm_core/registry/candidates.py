@@ -6,13 +6,15 @@ for its fallback order. Light: no Pydantic, no provider code.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
+from llm_core.config import provider_section
 from llm_core.errors import NoMatchingProviderError
-from llm_core.features import Feature
+from llm_core.features import Feature, parse_features
 from llm_core.pricing import effective_prices, nominal_usage
 from llm_core.specs import ProviderSpec
 
@@ -37,15 +39,24 @@ class Candidate:
         return self.spec.identifier
 
 
-def fits(spec: ProviderSpec, wanted: frozenset[Feature], model: str | None) -> str | bool | None:
-    """The model to use when ``spec`` fits (``None`` = provider default), ``False`` if not."""
+def fits(
+    spec: ProviderSpec, wanted: frozenset[Feature], model: str | None, unknown: frozenset[Feature] | None = None
+) -> str | bool | None:
+    """The model to use when ``spec`` fits (``None`` = provider default), ``False`` if not.
+
+    A provider offers ``model`` when its catalogue lists it (with the ``wanted`` features), when
+    it has no catalogue, or when its settings declare what models missing from its catalogue
+    offer (``unknown``: see :func:`unknown_model_features`) and that covers ``wanted``. A model
+    of another provider's catalogue is never sent to one that merely accepts any name."""
     if not wanted <= spec.features:
         return False
     if model is not None:
         info = spec.model(model)
         if info is not None:
             return model if wanted <= info.features else False
-        return False if spec.models else model
+        if not spec.models or (unknown is not None and wanted <= unknown):
+            return model
+        return False
     default = spec.model(spec.default_model) if spec.default_model else None
     if default is None or wanted <= default.features:
         return spec.default_model
@@ -61,13 +72,15 @@ def rank(
     order: Sequence[str],
     model: str | None,
     cheapest: Usage | None = None,
+    unknown: Mapping[str, frozenset[Feature] | None] | None = None,
 ) -> list[Candidate]:
     """Every fitting spec as a candidate, best first: credentials present, then the preferred
     ``order``, then registration order. With ``cheapest`` (an expected usage), usable candidates
-    are ordered by its cost at their model's prices first: unknown prices last, ties by ``order``."""
+    are ordered by its cost at their model's prices first: unknown prices last, ties by ``order``.
+    ``unknown``: per identifier, what its settings give models missing from its catalogue."""
     found: list[Candidate] = []
     for spec in specs:
-        fit = fits(spec, wanted, model)
+        fit = fits(spec, wanted, model, (unknown or {}).get(spec.identifier))
         if fit is False:
             continue
         chosen_model = fit if isinstance(fit, str) else None
@@ -95,6 +108,20 @@ def rank(
     else:
         found.sort(key=lambda c: (not c.credentials, c.rank))
     return found
+
+
+def unknown_model_features(spec: ProviderSpec, settings: Mapping[str, Any] | None = None) -> frozenset[Feature] | None:
+    """What the ``unknown_model_features`` setting of ``spec``'s provider gives a model missing
+    from its catalogue: from ``settings`` (what the provider is built with, e.g. a router's
+    settings for it), else from its ``[providers.NAME]`` table of the config file; ``None`` when
+    neither sets it."""
+    given = settings or {}
+    value = given.get("unknown_model_features")
+    if value is None:
+        config_file = given.get("config_file")
+        section = provider_section(spec.identifier, Path(config_file) if config_file else None)
+        value = section.get("unknown_model_features")
+    return None if value is None else parse_features(value) & spec.features
 
 
 def expected_cost(spec: ProviderSpec, model: str | None, usage: Usage | None = None) -> Decimal | None:

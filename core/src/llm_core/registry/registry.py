@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -17,7 +17,7 @@ from llm_core.errors import (
 )
 from llm_core.features import Feature, parse_features
 from llm_core.pricing import CHEAPEST, nominal_usage
-from llm_core.registry.candidates import Candidate, fits, no_match, rank
+from llm_core.registry.candidates import Candidate, fits, no_match, rank, unknown_model_features
 from llm_core.registry.discovery import LoadedPlugin, PluginError, discover_plugins, new_plugin_manager, strict_mode
 from llm_core.specs import ProviderSpec
 
@@ -218,7 +218,23 @@ class Registry:
     def supporting(self, *features: Feature | str, model: str | None = None) -> list[ProviderSpec]:
         """Specs offering every feature (for ``model`` when given), in registration order."""
         wanted = parse_features(features)
-        return [s for s in self.providers() if fits(s, wanted, model) is not False]
+        unknown = self._unknown_models(model)
+        return [s for s in self.providers() if fits(s, wanted, model, unknown.get(s.identifier)) is not False]
+
+    def _unknown_models(
+        self, model: str | None, settings: Mapping[str, Mapping[str, Any]] | None = None
+    ) -> dict[str, frozenset[Feature] | None]:
+        """For each provider that has a catalogue without ``model``: what its settings (``settings``
+        by identifier, else the config file) give a model missing from it (see
+        :func:`~llm_core.registry.candidates.fits`). Empty without a model."""
+        if model is None:
+            return {}
+        given = settings or {}
+        return {
+            spec.identifier: unknown_model_features(spec, given.get(spec.identifier))
+            for spec in self.providers()
+            if spec.models and spec.model(model) is None
+        }
 
     def candidates(
         self,
@@ -226,11 +242,15 @@ class Registry:
         prefer: Sequence[str] | str | None = None,
         model: str | None = None,
         estimate: Usage | None = None,
+        settings: Mapping[str, Mapping[str, Any]] | None = None,
     ) -> list[Candidate]:
         """Every fitting provider, best first: credentials present, then the preferred order, then
         registration order. ``prefer="cheapest"`` orders usable candidates by the expected cost of
         ``estimate`` (a nominal 1,000 prompt and 500 answer tokens by default) at their model's
-        prices, unknown prices last, ties (and the unknown) in the configured preference order."""
+        prices, unknown prices last, ties (and the unknown) in the configured preference order.
+        With ``model`` only providers offering it fit: listed in their catalogue, without a
+        catalogue, or declaring ``unknown_model_features`` in ``settings`` (the settings each
+        provider will be built with, by identifier) or in the config file."""
         from llm_core.config import routing_preference
 
         wanted = parse_features(features)
@@ -247,7 +267,7 @@ class Registry:
             else list(self.preference if self.preference is not None else routing_preference())
         )
         usage = (estimate or nominal_usage()) if cheapest else None
-        return rank(self.providers(), wanted, order, model, usage)
+        return rank(self.providers(), wanted, order, model, usage, self._unknown_models(model, settings))
 
     def select(
         self,

@@ -94,7 +94,7 @@ class Router(Calls, Operations):
         """The providers a call of ``operation`` (a name such as ``"chat_completion"``) tries,
         best first (for ``call``, its ``(args, options)``, when the router orders by the call's
         cost: ``prefer="cheapest"``)."""
-        return call_candidates(self.registry, self.features, self.prefer, find(operation), call)
+        return call_candidates(self.registry, self.features, self.prefer, find(operation), call, settings=self.config)
 
     def can_fall_back(self, error: LLMError) -> bool:
         """Whether the next provider may serve after ``error``: the provider cannot be built (no
@@ -102,14 +102,15 @@ class Router(Calls, Operations):
         return isinstance(error, ConfigurationError | PluginLoadError) or self.fall_back(error)
 
     def fallback_providers(
-        self, features: Iterable[Feature | str] = ()
+        self, features: Iterable[Feature | str] = (), model: str | None = None
     ) -> Iterator[tuple[str, BaseProvider | LLMError]]:
         """``(identifier, provider)`` for each provider offering the router's features and
-        ``features``, best first, built when reached (the error in its place when it cannot be
-        built). Raises :class:`NoMatchingProviderError` at once when none fits. With
-        ``prefer="cheapest"`` the order is that of the nominal request (a conversation's next
-        turn is not known yet)."""
-        found = call_candidates(self.registry, self.features | parse_features(features), self.prefer)
+        ``features`` (and ``model``, when given), best first, built when reached (the error in
+        its place when it cannot be built). Raises :class:`NoMatchingProviderError` at once when
+        none fits. With ``prefer="cheapest"`` the order is that of the nominal request (a
+        conversation's next turn is not known yet)."""
+        wanted = self.features | parse_features(features)
+        found = call_candidates(self.registry, wanted, self.prefer, model=model, settings=self.config)
         return self._built_in_turn(found)
 
     def _built_in_turn(self, found: list[Candidate]) -> Iterator[tuple[str, BaseProvider | LLMError]]:
