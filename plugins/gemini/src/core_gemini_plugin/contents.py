@@ -166,7 +166,8 @@ def _assistant_parts(message: ChatMessage) -> list[dict[str, Any]]:
 
 
 def replay_part(saved: Mapping[str, Any]) -> dict[str, Any]:
-    """A saved part (see ``response_parser.replay_parts``) as a part to send back."""
+    """A saved part (one of ``metadata["gemini_parts"]``, see :class:`~core_gemini_plugin.response_parser.PartLog`)
+    as a part to send back."""
     if not isinstance(saved, Mapping) or not isinstance(saved.get("function_call", {}), Mapping):
         raise InvalidInputError(f"a saved Gemini part must be an object, not {saved!r:.80}", provider=PROVIDER)
     part: dict[str, Any] = {}
