@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 from collections.abc import AsyncGenerator, AsyncIterator, Iterator, Mapping
-from typing import Any, TypeVar
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -29,8 +29,6 @@ from llm_core.errors import InvalidInputError, LLMError
 from llm_core.responses import CompletionResponse
 from llm_core.streaming import StreamEvent, StreamEventType, StreamMetadata, aclose_stream
 from llm_core.tools import ToolCall
-
-C = TypeVar("C", bound=ConversationState)
 
 
 class _StreamedTurn:
@@ -57,10 +55,6 @@ class _StreamedTurn:
         if self.meta is None:  # a stream without METADATA or ERROR breaks the stream contract
             raise LLMError("the stream ended without METADATA", provider=self.provider)
         return streamed_response("".join(self.text), "".join(self.thinking), self.meta, self.provider)
-
-
-def _resumed(cls: type[C], data: Any, backend: Any, options: Mapping[str, Any]) -> C:
-    return cls(backend, **{**saved_settings(data), **options})
 
 
 class Conversation(ConversationState):

@@ -129,10 +129,6 @@ def json_body_matcher(r1: Any, r2: Any) -> None:
         raise AssertionError("request bodies differ")
 
 
-def _path_without_version(request: Any) -> str:
-    return str(request.path)
-
-
 def _redact(data: Any, secrets: tuple[str, ...]) -> Any:
     for secret in secrets:
         if isinstance(data, bytes):
