@@ -19,6 +19,7 @@ from llm_core import (
     NotFoundError,
     PermissionDeniedError,
     ProviderConnectionError,
+    ProviderError,
     ProviderTimeoutError,
     RateLimitError,
     RetryPolicy,
@@ -102,6 +103,22 @@ def test_errors_that_cannot_succeed_on_retry_are_not_retried(error: LLMError) ->
     assert not error.retryable
     assert error.fallback is isinstance(error, InvalidResponseError)  # the next provider may read it
     assert not RetryPolicy().should_retry(ValueError("not even ours"))
+
+
+def test_the_error_classes_flags_are_the_one_rule_and_retry_on_overrides_it() -> None:
+    class QuotaBlip(ProviderError):
+        """A plugin's own error that says it may succeed when sent again."""
+
+        retryable = True
+
+    assert RetryPolicy().retry_on is None  # no list of its own: each error's ``retryable`` decides
+    assert RetryPolicy().should_retry(QuotaBlip("again", provider="fake"))
+    only_rate_limits = RetryPolicy(retry_on=(RateLimitError,))
+    assert only_rate_limits.should_retry(RateLimitError("slow", provider="fake"))
+    assert not only_rate_limits.should_retry(ServerError("oops", provider="fake"))
+    assert RetryPolicy(retry_on=(InvalidResponseError,)).should_retry(InvalidResponseError("x", provider="fake"))
+    with pytest.raises(ConfigurationError, match="retry_on must be a tuple"):
+        RetryPolicy(retry_on=[ServerError])  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(

@@ -11,7 +11,7 @@ from datetime import UTC
 from email.utils import parsedate_to_datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from llm_core.errors import ConfigurationError, LLMError, RateLimitError, TransientError
+from llm_core.errors import ConfigurationError, LLMError, RateLimitError
 
 if TYPE_CHECKING:
     import tenacity
@@ -23,10 +23,12 @@ T = TypeVar("T")
 class RetryPolicy:
     """How a provider call is retried.
 
-    Only errors that may succeed when sent again are retried (``retry_on``: rate limits, server
-    errors, timeouts, connection failures). A rate limit's ``retry_after`` is honoured (up to
-    ``max_retry_after``) instead of the backoff. No wait runs past ``deadline`` seconds from the
-    first attempt: the last error is raised instead.
+    Only errors that may succeed when sent again are retried: by default those whose class says
+    so (:attr:`LLMError.retryable <llm_core.errors.LLMError.retryable>`: rate limits, server
+    errors, timeouts, connection failures), so the taxonomy is the one list; ``retry_on`` (a
+    tuple of error classes) replaces that rule for one policy. A rate limit's ``retry_after`` is
+    honoured (up to ``max_retry_after``) instead of the backoff. No wait runs past ``deadline``
+    seconds from the first attempt: the last error is raised instead.
     """
 
     max_attempts: int = 3
@@ -37,7 +39,7 @@ class RetryPolicy:
     deadline: float | None = 60.0
     respect_retry_after: bool = True
     max_retry_after: float = 60.0
-    retry_on: tuple[type[LLMError], ...] = (TransientError,)
+    retry_on: tuple[type[LLMError], ...] | None = None
     sleep: Callable[[float], None] | None = field(default=None, compare=False)
     async_sleep: Callable[[float], Awaitable[None]] | None = field(default=None, compare=False)
 
@@ -60,10 +62,11 @@ class RetryPolicy:
             raise ConfigurationError(
                 f"retry respect_retry_after must be True or False, got {self.respect_retry_after!r}"
             )
-        if not isinstance(self.retry_on, tuple) or not all(
-            isinstance(kind, type) and issubclass(kind, LLMError) for kind in self.retry_on
+        if self.retry_on is not None and (
+            not isinstance(self.retry_on, tuple)
+            or not all(isinstance(kind, type) and issubclass(kind, LLMError) for kind in self.retry_on)
         ):
-            raise ConfigurationError("retry retry_on must be a tuple of LLMError classes")
+            raise ConfigurationError("retry retry_on must be a tuple of LLMError classes (or None)")
         for name in ("sleep", "async_sleep"):
             if getattr(self, name) is not None and not callable(getattr(self, name)):
                 raise ConfigurationError(f"retry {name} must be callable (or None)")
@@ -97,6 +100,10 @@ class RetryPolicy:
         return replace(self, **changes)
 
     def should_retry(self, error: BaseException) -> bool:
+        """Whether ``error`` is worth another attempt: its ``retryable`` flag, or with
+        ``retry_on`` set, whether it is one of those classes."""
+        if self.retry_on is None:
+            return isinstance(error, LLMError) and error.retryable
         return isinstance(error, self.retry_on)
 
     def backoff(self, attempt: int) -> float:
