@@ -137,8 +137,10 @@ def test_unknown_options_are_refused_and_known_ones_passed() -> None:
     payload = chat(options={"top_k": 20, "seed": 7, "safety_settings": [{"category": "HARM_CATEGORY_HARASSMENT",
                                                                          "threshold": "BLOCK_NONE"}]})
     assert payload["config"]["top_k"] == 20 and payload["config"]["seed"] == 7
-    with pytest.raises(InvalidInputError, match=r"unknown chat option\(s\) \['reasoning_effort'\]"):
+    with pytest.raises(InvalidInputError, match=r"unknown chat option 'reasoning_effort' for Gemini \(valid: "):
         chat(options={"reasoning_effort": "high"})
+    with pytest.raises(InvalidInputError, match=r"unknown chat option 'top_kk' for Gemini; did you mean 'top_k'\?"):
+        chat(options={"top_kk": 20})
 
 
 # -- thinking ------------------------------------------------------------------------------------

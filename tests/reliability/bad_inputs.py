@@ -23,6 +23,7 @@ from llm_core.errors import (
     LLMError,
     UnknownFeatureError,
     UnknownProviderError,
+    UnknownSettingError,
     UnsupportedFeatureError,
 )
 from llm_core.messages import DocumentPart, ImagePart
@@ -427,6 +428,12 @@ SETUP_CASES: tuple[SetupCase, ...] = (
     SetupCase("retry-not-a-table", "retry='fast'", lambda r: r.get("gemini", api_key="k", retry="fast"),
               ConfigurationError, "retry settings must be a table"),
     SetupCase("missing-key", "no API key", lambda r: r.get("gemini"), ConfigurationError, "GEMINI_API_KEY"),
+    SetupCase("unknown-setting", "get('gemini', tempreature=0.1)", lambda r: r.get("gemini", api_key="k",
+              tempreature=0.1), UnknownSettingError, "did you mean 'temperature'?"),
+    SetupCase("unknown-default", "get('openai', top_k=20) (no such OpenAI option)", lambda r: r.get("openai",
+              api_key="k", top_k=20), UnknownSettingError, "unknown setting 'top_k' passed to OpenAIProvider"),
+    SetupCase("unknown-setting-configure", "configure({'timout': 5})", lambda r: r.get("openai", api_key="k")
+              .configure({"timout": 5}), UnknownSettingError, "did you mean 'timeout'?"),
 )
 
 

@@ -92,6 +92,7 @@ _EXPORTS: dict[str, str] = {
             "PluginLoadError",
             "DuplicateProviderError",
             "UnknownProviderError",
+            "UnknownSettingError",
             "UnsupportedFeatureError",
             "NoMatchingProviderError",
             "InvalidInputError",
@@ -189,6 +190,7 @@ if TYPE_CHECKING:
         TransientError as TransientError,
         UnknownFeatureError as UnknownFeatureError,
         UnknownProviderError as UnknownProviderError,
+        UnknownSettingError as UnknownSettingError,
         UnsupportedFeatureError as UnsupportedFeatureError,
     )
     from llm_core.features import (

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from llm_core import redaction
-from llm_core.errors import ConfigurationError
+from llm_core.errors import ConfigurationError, LLMError, UnknownSettingError
 from llm_core.keystore import config_dir, get_key
 
 CONFIG_ENV = "LLM_CORE_CONFIG"
@@ -195,25 +195,47 @@ def resolve_api_key(
 def check_section(provider: str, section: Mapping[str, Any], known: Iterable[str]) -> None:
     """Refuse keys of a ``[providers.NAME]`` table that the provider does not read: a typo such
     as ``timout = 30`` would otherwise be ignored without a word."""
-    valid = sorted(set(known))
-    unknown = sorted(key for key in section if key not in valid)
-    if not unknown:
-        return
-    key = unknown[0]
-    close = difflib.get_close_matches(key, valid, n=1)
-    hint = f"; did you mean {close[0]!r}?" if close else ""
-    raise ConfigurationError(
-        f"unknown setting {key!r} in [providers.{provider}] of {config_path() or 'the config file'}{hint} "
-        f"(valid: {', '.join(valid)})",
+    check_names(
+        section,
+        known,
+        what="setting",
+        where=f" in [providers.{provider}] of {config_path() or 'the config file'}",
         provider=provider,
     )
+
+
+def check_names(
+    names: Iterable[str],
+    valid: Iterable[str],
+    *,
+    what: str,
+    where: str = "",
+    provider: str | None = None,
+    error: type[LLMError] = UnknownSettingError,
+) -> None:
+    """Raise ``error`` when one of ``names`` is not ``valid``: the one refusal of every unknown
+    name, whether a setting (constructor keyword, ``configure``, config-file key, a router's
+    per-provider settings: :class:`UnknownSettingError`) or a per-call option (the plugins pass
+    :class:`InvalidInputError`), so that each reads the same and suggests the closest valid name.
+
+    The message holds names only, never a value: a value may be a key.
+    """
+    valid_names = sorted(set(valid))
+    unknown = sorted(str(name) for name in names if name not in valid_names)
+    if not unknown:
+        return
+    name = unknown[0]
+    close = difflib.get_close_matches(name, valid_names, n=1)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    raise error(f"unknown {what} {name!r}{where}{hint} (valid: {', '.join(valid_names) or 'none'})", provider=provider)
 
 
 def declared_settings(owner: type) -> frozenset[str]:
     """Every setting name a provider class declares, over its whole class hierarchy.
 
     Each class may set ``settings``: a tuple of names and/or Pydantic model classes (whose fields,
-    and their aliases, are the names). Keys of ``env_settings`` count too. The core declares its
+    and their aliases, are the names). Keys of ``env_settings`` and the names of ``call_defaults``
+    (per-call options a provider takes as defaults for every call) count too. The core declares its
     own settings on the base class, plugins add theirs on their provider class, and a settings
     model that a core module defines is picked up from its fields: nothing is listed twice.
     """
@@ -228,6 +250,7 @@ def declared_settings(owner: type) -> frozenset[str]:
                     if info.alias:
                         names.add(info.alias)
         names.update(cls.__dict__.get("env_settings", {}))
+        names.update(cls.__dict__.get("call_defaults", ()))
     return frozenset(names)
 
 

@@ -57,6 +57,13 @@ class ConfigurationError(LLMError):
     """A setting is missing or invalid (e.g. no API key: names the variable to set)."""
 
 
+class UnknownSettingError(ConfigurationError):
+    """A setting the provider does not read (a typo such as ``tempreature``), passed to its
+    constructor, ``configure`` or a router, or found in its config-file table; names the closest
+    valid setting. A router raises it rather than trying the next provider: the mistake is the
+    caller's, and skipping the provider would hide it."""
+
+
 class UnknownFeatureError(LLMError, ValueError):
     """A feature name that is not part of :class:`~llm_core.Feature`."""
 
@@ -262,5 +269,6 @@ __all__ = [
     "TransientError",
     "UnknownFeatureError",
     "UnknownProviderError",
+    "UnknownSettingError",
     "UnsupportedFeatureError",
 ]

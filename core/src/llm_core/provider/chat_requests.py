@@ -7,7 +7,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from llm_core.errors import InvalidInputError
+from llm_core.config import reveal_secrets
+from llm_core.errors import ConfigurationError, InvalidInputError
 from llm_core.features import Feature
 from llm_core.messages import ChatMessage, ContentPart, ImagePart, MessageLike, Role
 from llm_core.provider.settings import ProviderSettings
@@ -16,10 +17,35 @@ from llm_core.streaming import CallContext
 
 #: ``build_chat_request`` keywords that are ChatRequest fields rather than provider options.
 REQUEST_FIELDS = ("top_p", "stop", "tools", "tool_choice", "json_mode", "response_schema")
+#: The ChatRequest fields a provider may take as call defaults (``call_defaults``); any other
+#: call default is one of the plugin's per-call options.
+DEFAULT_FIELDS = ("temperature", "max_tokens", "top_p", "stop")
 
 
 class ChatRequestBuilding(ProviderSettings):
-    """``build_chat_request``: the one place a chat call's input is checked."""
+    """``build_chat_request``: the one place a chat call's input is checked, and where the
+    provider's call defaults join it (so every chat-shaped call, batch lines included, gets them)."""
+
+    def _apply_settings(self) -> None:
+        super()._apply_settings()
+        self._call_defaults = self._checked_call_defaults()
+
+    def _checked_call_defaults(self) -> dict[str, Any]:
+        """The call defaults set (``call_defaults`` names with a value in the options), in clear
+        for the request; a request field's value is validated now, as a call's would be, so that a
+        bad default fails at construction rather than at every call."""
+        defaults = {
+            name: reveal_secrets(value)
+            for name, value in self.options.items()
+            if name in self.call_defaults and value is not None
+        }
+        fields = {name: defaults[name] for name in DEFAULT_FIELDS if name in defaults}
+        if fields:
+            try:
+                build(ChatRequest, self.identifier, messages=[], model="-", **fields)
+            except InvalidInputError as exc:
+                raise ConfigurationError(f"call default {exc.message}", provider=self.identifier) from None
+        return defaults
 
     def build_chat_request(
         self,
@@ -45,15 +71,19 @@ class ChatRequestBuilding(ProviderSettings):
             self._require(Feature.THINKING, chosen)
         for index, message in enumerate(normalised):
             self._check_message(index, message, chosen)
-        options = dict(extra)
+        defaults = self._call_defaults
+        options = {**{k: v for k, v in defaults.items() if k not in DEFAULT_FIELDS}, **extra}  # the call's win
         fields = {key: options.pop(key) for key in REQUEST_FIELDS if key in options}
+        for name in ("top_p", "stop"):
+            if fields.get(name) is None and name in defaults:
+                fields[name] = defaults[name]
         request = build(
             ChatRequest,
             self.identifier,
             messages=normalised,
             model=chosen,
-            temperature=temperature if temperature is not None else prompt_settings.get("temperature"),
-            max_tokens=max_tokens if max_tokens is not None else prompt_settings.get("max_tokens"),
+            temperature=_first(temperature, prompt_settings.get("temperature"), defaults.get("temperature")),
+            max_tokens=_first(max_tokens, prompt_settings.get("max_tokens"), defaults.get("max_tokens")),
             thinking=thinking_options,
             call_context=_call_context(call_context, self.identifier),
             options=options,
@@ -87,6 +117,11 @@ class ChatRequestBuilding(ProviderSettings):
         """Check an image or document part before sending: the model must offer the feature.
         ``VisionCapable`` and ``DocumentCapable`` extend this with their format and size checks."""
         self._require(Feature.VISION if isinstance(part, ImagePart) else Feature.DOCUMENTS, model)
+
+
+def _first(*values: Any) -> Any:
+    """The first value that is set (``0.0`` is a value), else ``None``."""
+    return next((value for value in values if value is not None), None)
 
 
 def _call_context(value: CallContext | str | None, provider: str) -> CallContext | None:

@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 
 from llm_core.config import (
     Secret,
+    check_names,
     check_section,
     declared_settings,
     hide_secrets,
@@ -49,9 +50,15 @@ class ProviderSettings:
     spec: ClassVar[ProviderSpec | None] = None
     #: Setting name → environment variables read when neither argument nor config file sets it.
     env_settings: ClassVar[Mapping[str, tuple[str, ...]]] = {}
-    #: Settings this class reads from a ``[providers.NAME]`` table (names or Pydantic settings
-    #: models); subclasses add their own. See :func:`llm_core.config.declared_settings`.
+    #: Settings this class reads, as constructor keywords, ``configure`` keys or keys of a
+    #: ``[providers.NAME]`` table (names or Pydantic settings models); subclasses add their own,
+    #: and any other name is refused. See :func:`llm_core.config.declared_settings`.
     settings: ClassVar[tuple[Any, ...]] = ("api_key", "model", "base_url", "timeout", "retry", "unknown_model_features")
+    #: Per-call options this class also takes as provider-level defaults (constructor keywords or
+    #: config-file keys; they count as declared settings): every chat-shaped call gets them unless
+    #: it passes its own value. Request fields (``temperature``, ``max_tokens``, ``top_p``,
+    #: ``stop``) and the plugin's own options may be listed.
+    call_defaults: ClassVar[frozenset[str]] = frozenset()
     #: Default request timeout in seconds.
     default_timeout: ClassVar[float] = 60.0
     #: The feature a capability interface adds (each interface in ``llm_core.capabilities.chat``
@@ -76,6 +83,7 @@ class ProviderSettings:
         self._spec = chosen
         self._config_file = Path(config_file) if config_file else None
         explicit = {"api_key": api_key, "model": model, "base_url": base_url, "timeout": timeout, "retry": retry}
+        self._check_setting_names(options)
         self._explicit: dict[str, Any] = hide_secrets({**explicit, **options})  # kept for configure(): no key in clear
         self._check_declared_features()
         #: Model → its prices (catalogue and config overrides), read at the first call of each model.
@@ -99,6 +107,19 @@ class ProviderSettings:
         return (_rebuild_provider, (type(self), spec, self._config_file, without_secrets(self._explicit)))
 
     # -- settings -------------------------------------------------------------------------
+
+    def _check_setting_names(self, settings: Mapping[str, Any]) -> None:
+        """Refuse a keyword the class does not declare (``tempreature=0.1`` would otherwise be kept
+        and never read): the same check, and message, as for a config-file table. A class that
+        declares no settings of its own is not checked (see :func:`_declares_own_settings`)."""
+        if _declares_own_settings(type(self)):
+            check_names(
+                settings,
+                declared_settings(type(self)),
+                what="setting",
+                where=f" passed to {type(self).__name__}",
+                provider=self.identifier,
+            )
 
     def _apply_settings(self) -> None:
         section = provider_section(self.identifier, self._config_file)
@@ -147,7 +168,9 @@ class ProviderSettings:
         return timeout
 
     def configure(self, config: Mapping[str, Any]) -> None:
-        """Change settings (same names as the constructor); clients are rebuilt on next use."""
+        """Change settings (same names as the constructor, checked the same way before anything
+        changes); clients are rebuilt on next use."""
+        self._check_setting_names(config)
         self._explicit.update(hide_secrets(config))
         self._apply_settings()
 
@@ -262,8 +285,8 @@ class ProviderSettings:
 
 
 def _declares_own_settings(cls: type) -> bool:
-    """Whether a plugin's provider class lists its settings: only then can a config table's
-    unknown key be told from an option the plugin reads without declaring it."""
+    """Whether a plugin's provider class lists its settings: only then can an unknown keyword or
+    config-table key be told from an option the plugin reads without declaring it."""
     return any("settings" in c.__dict__ for c in cls.__mro__ if not c.__module__.startswith("llm_core."))
 
 

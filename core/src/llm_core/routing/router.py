@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequenc
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from llm_core.config import hide_secrets
-from llm_core.errors import ConfigurationError, LLMError, PluginLoadError
+from llm_core.errors import ConfigurationError, LLMError, PluginLoadError, UnknownSettingError
 from llm_core.features import Feature, parse_features
 from llm_core.operation import AsyncCalls, Call, Calls, Operation, Stream
 from llm_core.operations import Operations, find
@@ -98,7 +98,10 @@ class Router(Calls, Operations):
 
     def can_fall_back(self, error: LLMError) -> bool:
         """Whether the next provider may serve after ``error``: the provider cannot be built (no
-        key, a broken plugin) or failed in a way retries did not cure (see ``fall_back``)."""
+        key, a broken plugin) or failed in a way retries did not cure (see ``fall_back``). A
+        setting the provider does not read is the caller's mistake: raised, never skipped."""
+        if isinstance(error, UnknownSettingError):
+            return False
         return isinstance(error, ConfigurationError | PluginLoadError) or self.fall_back(error)
 
     def fallback_providers(

@@ -83,7 +83,9 @@ class GeminiProvider(
     :meth:`generate_imagen`), and the transport settings of
     :class:`llm_core.transport.TransportSettings` (``allow_insecure_http``, ``max_response_bytes``,
     ``max_event_bytes``, ``stream_first_event_timeout``, ``stream_idle_timeout``,
-    ``stream_deadline``). ``base_url`` also reads ``GOOGLE_GEMINI_BASE_URL``.
+    ``stream_deadline``), and call defaults (``call_defaults``: ``temperature``, ``top_p``,
+    ``max_tokens``, ``stop`` and the per-call options of :data:`request_mapper.CHAT_OPTIONS`).
+    ``base_url`` also reads ``GOOGLE_GEMINI_BASE_URL``.
     """
 
     spec = SPEC
@@ -98,6 +100,11 @@ class GeminiProvider(
         "vertex_project",
         "vertex_location",
         "native_decisions",
+    )
+    #: Defaults for every chat-shaped call: the sampling fields and every per-call option passed
+    #: to ``GenerateContentConfig``.
+    call_defaults: ClassVar[frozenset[str]] = frozenset({"temperature", "top_p", "max_tokens", "stop"}) | (
+        request_mapper.CHAT_OPTIONS
     )
     supported_image_formats: ClassVar[tuple[str, ...]] = ("png", "jpeg", "webp", "heic")
     max_image_size: ClassVar[int] = contents.MAX_INLINE_BYTES

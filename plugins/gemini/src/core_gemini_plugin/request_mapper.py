@@ -15,6 +15,7 @@ from typing import Any
 
 from core_gemini_plugin.contents import map_contents
 from core_gemini_plugin.models import thinking_style
+from llm_core.config import check_names
 from llm_core.errors import InvalidInputError
 from llm_core.messages import Role, split_system
 from llm_core.requests import ChatRequest, EmbeddingRequest, ImageRequest, ThinkingOptions
@@ -156,11 +157,9 @@ def tool_config(choice: str, tools: Sequence[ToolSpec]) -> dict[str, Any]:
 
 
 def _known_options(options: Mapping[str, Any], allowed: frozenset[str], what: str) -> dict[str, Any]:
-    unknown = sorted(set(options) - allowed)
-    if unknown:
-        raise InvalidInputError(
-            f"unknown {what} option(s) {unknown} for Gemini; supported: {sorted(allowed)}", provider=PROVIDER
-        )
+    check_names(
+        options, allowed, what=f"{what} option", where=" for Gemini", provider=PROVIDER, error=InvalidInputError
+    )
     return {k: copy.deepcopy(v) for k, v in options.items()}
 
 

@@ -68,7 +68,8 @@ class OpenAIProvider(
     ``timeout``, ``retry``. Options: ``organization``, ``project``, ``default_headers``,
     ``default_query`` (client), ``unknown_model_features`` and ``native_decisions`` (models outside
     the catalogue), ``strict_sampling`` (refuse temperature/top_p on reasoning models, default
-    on), defaults for the per-call options of :data:`request_mapper.CHAT_OPTIONS`, ``client_args``
+    on), call defaults (``call_defaults``: ``temperature``, ``top_p``, ``max_tokens`` and the
+    per-call options of :data:`request_mapper.CHAT_OPTIONS`), ``client_args``
     (passed to the httpx2 clients: proxy, verify, limits, a transport) and the transport settings
     of :class:`llm_core.transport.TransportSettings` (``allow_insecure_http``,
     ``max_response_bytes``, ``max_event_bytes``, ``stream_first_event_timeout``,
@@ -76,15 +77,19 @@ class OpenAIProvider(
     """
 
     spec = SPEC
-    #: Keys an ``[providers.openai]`` table may hold beyond the core's (an unknown key is an
-    #: error): client settings, and defaults for every chat call.
+    #: Keys an ``[providers.openai]`` table (or a constructor keyword) may hold beyond the core's
+    #: and the call defaults (an unknown key is an error).
     settings: ClassVar[tuple[Any, ...]] = (
         TransportSettings,
         *CLIENT_OPTIONS,
         "client_args",
         "strict_sampling",
         "native_decisions",
-        *request_mapper.CHAT_OPTIONS,
+    )
+    #: Defaults for every chat-shaped call: the sampling fields (the Responses API has no stop
+    #: sequences) and every per-call chat option.
+    call_defaults: ClassVar[frozenset[str]] = frozenset({"temperature", "top_p", "max_tokens"}) | (
+        request_mapper.CHAT_OPTIONS
     )
     env_settings: ClassVar[Mapping[str, tuple[str, ...]]] = {"base_url": ("OPENAI_BASE_URL",)}
     supported_image_formats: ClassVar[tuple[str, ...]] = ("png", "jpeg", "webp", "gif")
@@ -166,17 +171,9 @@ class OpenAIProvider(
 
     # -- chat (also tools, vision, documents, JSON, decision fallback) ----------------------------
 
-    def _with_defaults(self, request: ChatRequest) -> ChatRequest:
-        if not self.options:  # no provider options, no defaults
-            return request
-        defaults = {k: reveal_secrets(v) for k, v in self.options.items() if k in request_mapper.CHAT_OPTIONS}
-        if not defaults:
-            return request
-        return request.model_copy(update={"options": {**defaults, **request.options}})
-
     def map_chat_request(self, request: ChatRequest) -> dict[str, Any]:
         return request_mapper.map_chat(
-            self._with_defaults(request),
+            request,
             self._spec.model(request.model),
             strict_sampling=bool(self.options.get("strict_sampling", True)),
         )

@@ -16,6 +16,7 @@ from typing import Any
 
 from core_openai_plugin.models import fact
 from core_openai_plugin.schemas import function_tool, mentions_json, text_format, tool_choice
+from llm_core.config import check_names
 from llm_core.errors import InvalidInputError
 from llm_core.media import format_of, sniff_mime
 from llm_core.messages import ChatMessage, DocumentPart, ImagePart, Role, TextPart, split_system
@@ -67,12 +68,7 @@ _IMAGE_FORMATS = {"png": "png", "jpeg": "jpeg", "webp": "webp"}
 
 def check_options(options: Mapping[str, Any], known: frozenset[str], what: str) -> None:
     """Refuse options the call does not know (typos would otherwise be silently dropped)."""
-    unknown = sorted(set(options) - known)
-    if unknown:
-        raise InvalidInputError(
-            f"unknown {what} option(s) {unknown}; OpenAI {what} options are: {', '.join(sorted(known))}",
-            provider=PROVIDER,
-        )
+    check_names(options, known, what=f"{what} option", where=" for OpenAI", provider=PROVIDER, error=InvalidInputError)
 
 
 def passthrough(payload: dict[str, Any], options: Mapping[str, Any], names: frozenset[str]) -> None:
