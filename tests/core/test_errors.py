@@ -16,6 +16,7 @@ from llm_core import (
     ContentFilteredError,
     ContextLengthExceededError,
     DuplicateProviderError,
+    FallbackExhaustedError,
     InvalidDecisionResponse,
     InvalidInputError,
     InvalidRequestError,
@@ -36,15 +37,15 @@ from llm_core import (
     UnknownFeatureError,
     UnknownProviderError,
     UnsupportedFeatureError,
+    errors as errors_module,
 )
 from llm_core.testing import FakeProvider, FakeReply
 
+# Every public error class of llm_core.errors, read from the module so that a new error is
+# covered by the tests below without being listed here too.
 EVERY_ERROR = [
-    ConfigurationError, UnknownFeatureError, PluginLoadError, DuplicateProviderError, UnknownProviderError,
-    UnsupportedFeatureError, NoMatchingProviderError, InvalidInputError, ProviderError, AuthenticationError,
-    PermissionDeniedError, NotFoundError, InvalidRequestError, ContextLengthExceededError, ContentFilteredError,
-    InvalidResponseError, InvalidDecisionResponse, TransientError, RateLimitError, ServerError, ProviderTimeoutError,
-    ProviderConnectionError,
+    cls for name, cls in vars(errors_module).items()
+    if not name.startswith("_") and isinstance(cls, type) and issubclass(cls, LLMError) and cls is not LLMError
 ]
 
 
@@ -99,6 +100,7 @@ def _one_of_each(canary: str) -> list[LLMError]:
         ServerError("down", provider="p", status_code=503),
         ProviderTimeoutError("slow", provider="p"),
         ProviderConnectionError("unreachable", provider="p"),
+        FallbackExhaustedError({"a": ServerError(f"down {canary}", provider="a")}),
     ]
 
 
@@ -125,8 +127,6 @@ def test_every_error_pickles_to_the_same_type_message_and_attributes_without_a_k
 
 
 def test_a_fallback_error_pickles_with_every_provider_error() -> None:
-    from llm_core.routing import FallbackExhaustedError
-
     error = FallbackExhaustedError({"a": ServerError("down", provider="a"), "b": RateLimitError("slow", provider="b")})
     loaded = pickle.loads(pickle.dumps(error))
     assert type(loaded) is FallbackExhaustedError and str(loaded) == str(error)
