@@ -21,6 +21,7 @@ from llm_core.errors import (
     ServerError,
 )
 from llm_core.observe import observers
+from llm_core.operations import OPERATIONS
 from llm_core.registry import Registry
 from llm_core.responses import Usage
 from llm_core.retry import RetryPolicy
@@ -47,6 +48,9 @@ PDF_MESSAGE = ChatMessage.user([TextPart(text="Sum?"), DocumentPart(data=PDF_DOC
 IMAGE_MESSAGE = ChatMessage.user([TextPart(text="Colour?"), ImagePart(data=PNG_1X1, mime_type="image/png")])
 QUESTIONS = [{"kind": "yes_no", "key": "ok", "instructions": "Is it fine?"}]
 
+# The operation and feature names observers hear are spelled out, not read from llm_core: they
+# are a stable interface (OTel spans and users' observers key on them). Every operation's name
+# must appear here (test_every_operation_is_heard below).
 CALLS: dict[str, tuple[Any, str, list[str]]] = {
     # name: (call, operation, features)
     "chat": (lambda p: p.chat_completion("hi"), "chat", ["chat"]),
@@ -67,6 +71,7 @@ CALLS: dict[str, tuple[Any, str, list[str]]] = {
     ),
     "stream": (lambda p: list(p.stream_chat_completion("hi")), "stream", ["streaming"]),
     "list models": (lambda p: p.available_models(), "list_models", []),
+    "count tokens": (lambda p: p.count_tokens("hi"), "count_tokens", ["token_counting"]),
 }
 REPLIES = {"json": FakeReply(content="{}"), "fallback decision": FakeReply(content='{"ok": "yes"}')}
 
@@ -85,6 +90,10 @@ def test_each_call_is_announced_then_reported(recorder: Any, name: str) -> None:
     assert before["call_id"] == after["call_id"] > 0
     assert before["model"] == after["model"]
     assert after["latency_ms"] >= 0
+
+
+def test_every_operation_is_heard() -> None:
+    assert {op.observed_as for op in OPERATIONS} <= {operation for _, operation, _ in CALLS.values()}
 
 
 def test_usage_is_the_parsed_usage_of_the_response(recorder: Any) -> None:
