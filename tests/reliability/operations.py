@@ -1,4 +1,7 @@
-"""Every provider operation once, as a (sync, async) pair of calls with valid inputs."""
+"""Every provider operation once, as a (sync, async) pair of calls with valid inputs that the
+loopback upstreams answer. The calls are written out (not made from llm_core's examples) so that
+each input fits what upstreams.py emulates; test_every_operation.py checks that every operation
+llm_core declares is either here or in NOT_HERE with the reason."""
 
 from __future__ import annotations
 
@@ -17,6 +20,7 @@ TOOLS = [{"name": "get_weather", "description": "Weather for a city",
 OPERATIONS: dict[str, tuple[Callable[[Any], Any], Callable[[Any], Awaitable[Any]]]] = {
     "chat_completion": (lambda p: p.chat_completion("hi"), lambda p: p.aio.chat_completion("hi")),
     "complete": (lambda p: p.complete("hi"), lambda p: p.aio.complete("hi")),
+    "generate_text": (lambda p: p.generate_text("hi"), lambda p: p.aio.generate_text("hi")),
     "chat_completion_with_tools": (
         lambda p: p.chat_completion_with_tools("Weather in Paris?", TOOLS),
         lambda p: p.aio.chat_completion_with_tools("Weather in Paris?", TOOLS),
@@ -27,6 +31,7 @@ OPERATIONS: dict[str, tuple[Callable[[Any], Any], Callable[[Any], Awaitable[Any]
     ),
     "generate_json": (lambda p: p.generate_json("a JSON object"), lambda p: p.aio.generate_json("a JSON object")),
     "embeddings": (lambda p: p.embeddings(["one", "two"]), lambda p: p.aio.embeddings(["one", "two"])),
+    "generate_image": (lambda p: p.generate_image("a red dot"), lambda p: p.aio.generate_image("a red dot")),
     "generate_image_bytes": (
         lambda p: p.generate_image_bytes("a red dot"),
         lambda p: p.aio.generate_image_bytes("a red dot"),
@@ -36,4 +41,11 @@ OPERATIONS: dict[str, tuple[Callable[[Any], Any], Callable[[Any], Awaitable[Any]
         lambda p: p.aio.decide({"task": "triage", "candidate": "a bug report"}, QUESTIONS),
     ),
     "available_models": (lambda p: p.available_models(), lambda p: p.aio.available_models()),
+}
+
+#: operation → why it is not in OPERATIONS
+NOT_HERE = {
+    "stream_chat_completion": "a stream; the fault matrix (test_fault_matrix.py) and STREAMS of the security tests",
+    "stream_text": "a stream; the fault matrix (test_fault_matrix.py) and STREAMS of the security tests",
+    "count_tokens": "upstreams.py does not emulate the token-counting endpoints",
 }

@@ -7,8 +7,9 @@ from typing import Any
 
 import pytest
 from fault_fixtures import Rig, Sleeps
-from operations import OPERATIONS
+from operations import NOT_HERE, OPERATIONS
 
+from llm_core import operations as declared
 from llm_core.errors import AuthenticationError, LLMError, ServerError
 
 NAMES = ["gemini", "openai"]
@@ -21,6 +22,11 @@ async def _run(rig: Rig, operation: str, mode: str, sleeps: Sleeps) -> Any:
     if mode == "sync":
         return sync(provider)
     return await asynchronous(provider)
+
+
+async def test_every_declared_operation_is_here_or_says_why_not() -> None:
+    """(``available_models`` is here too: not a declared operation, but a call that retries.)"""
+    assert {op.name for op in declared.OPERATIONS} - set(OPERATIONS) == set(NOT_HERE)
 
 
 @pytest.mark.parametrize("mode", ["sync", "async"])
