@@ -3,18 +3,15 @@
 Each flow runs a real :class:`~llm_core.conversation.Conversation` through the real plugins and
 SDKs; the HTTP transport answers from canned replies built with the plugin tests' wire builders
 (``tests/gemini/cassette_author.py``, ``tests/openai/openai_wire.py``), whose shapes follow the
-SDK types and the real traffic in ``shared/reference-recordings``; vcrpy records the exact requests
-the SDKs sent. Where each reply's shape comes from:
+SDK types and real traffic recorded against the two services; vcrpy records the exact requests
+the SDKs sent. The reply shapes, as the real services send them:
 
 - Gemini thought parts, a ``thoughtSignature`` on the first of parallel ``functionCall`` parts and
-  on the final text part: ``test_google/test_google_model_thinking_part.yaml`` and
-  ``test_google/test_google_streaming_tool_call_thought_signature.yaml`` (signature on a function
-  call, sent back on the next request); ``functionResponse`` turns: ``test_google_tool_output.yaml``.
+  on the final text part (a signature on a function call is sent back on the next request);
+  ``functionResponse`` turns.
 - Gemini 429 ``RESOURCE_EXHAUSTED`` with ``RetryInfo``: the plugin tests' ``error_rate_limited``.
 - OpenAI ``reasoning`` items with ``encrypted_content`` (``include=["reasoning.encrypted_content"]``,
-  ``store=False``): ``test_openai_responses/test_openai_responses_model_thinking_part.yaml``;
-  ``function_call`` items and the ``function_call_output`` sent back:
-  ``test_openai_responses/test_openai_responses_model_simple_response_with_tool_call.yaml``.
+  ``store=False``); ``function_call`` items and the ``function_call_output`` sent back.
 
     python tests/conversation/author_cassettes.py          # every cassette
     python tests/conversation/author_cassettes.py gemini   # the ones whose name contains "gemini"

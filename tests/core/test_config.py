@@ -120,7 +120,7 @@ def test_the_config_file_beats_the_environment_except_for_the_key(
     monkeypatch.setenv("FAKE_API_KEY", "key-from-env")
     monkeypatch.setenv("FAKE_BASE_URL", "https://env.example")
     provider = KeyedFake()
-    # keys: argument, environment, key store, config file (issue 18); other settings: file first
+    # keys: argument, environment, key store, config file, in that order; other settings: file first
     assert provider.api_key == Secret("key-from-env")
     assert provider.base_url == "https://file.example"
     assert provider.default_model() == "fake-fallback"

@@ -1,4 +1,5 @@
-"""Decisions (SPEC §6): question validation, answer validation, structured-output fallback."""
+"""Decisions (one valid answer per question, in order): question validation, answer validation,
+structured-output fallback."""
 
 from __future__ import annotations
 

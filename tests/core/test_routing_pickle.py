@@ -1,6 +1,6 @@
 """A router pickles by its settings (registry specs, features, preference, per-provider settings,
 fallback rule), never with its providers, their clients or a key: the unpickling side builds its
-own providers, each with the key of its own environment (issue 17 §4, docs/batch.md)."""
+own providers, each with the key of its own environment (docs/batch.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Stream events and token types (SPEC §3)."""
+"""Stream events and token types."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ def test_there_are_exactly_the_six_token_types_and_six_event_types() -> None:
         "LLM_THINKING", "LLM_RESPONSE", "AGENT_THOUGHT_LLM_THINKING", "AGENT_THOUGHT_LLM_RESPONSE",
         "FINAL_SYNTHESIS_LLM_THINKING", "FINAL_SYNTHESIS_LLM_RESPONSE",
     }
-    # the four of every stream (SPEC §3), and the two a conversation's tool loop adds between turns
+    # the four of every stream, and the two a conversation's tool loop adds between turns
     assert {t.value for t in StreamEventType} == {"TOKEN", "METADATA", "ERROR", "END", "TOOL_CALL", "TOOL_RESULT"}
 
 

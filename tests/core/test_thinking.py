@@ -1,4 +1,5 @@
-"""Separating visible text from thinking: every vector of SPEC §1.6, and properties."""
+"""Separating visible text from thinking: thought parts are thinking, ``<think>`` blocks in the
+visible text move to thinking (the vectors below say exactly how), and properties."""
 
 from __future__ import annotations
 
@@ -24,9 +25,9 @@ VECTORS: list[tuple[list[tuple[str, bool]], str, str | None]] = [
     ([("<think>Native.</think>", T)], "", "<think>Native.</think>"),
     ([("Native.", T), ("foo<think> </think>bar", V)], "foo bar", "Native."),
     ([], "", None),
-    # the delimiter split across parts is still found (SPEC §1.3)
+    # the delimiter split across parts is still found (the visible parts are joined first)
     ([("foo<th", V), ("ink>split", V), ("</think>bar", V)], "foo bar", "split"),
-    # native text keeps its whitespace byte for byte (SPEC §1.2)
+    # native text keeps its whitespace byte for byte
     ([(" \t\n", T), ("x", V)], "x", " \t\n"),
     # case-insensitive, across lines
     ([("a<THINK>line 1\nline 2</Think>b", V)], "a b", "line 1\nline 2"),

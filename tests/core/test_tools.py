@@ -1,4 +1,4 @@
-"""ToolSpec and ToolCall (SPEC §5)."""
+"""ToolSpec and ToolCall."""
 
 from __future__ import annotations
 

@@ -53,7 +53,8 @@ LOOKUP = ToolSpec(
     parameters={"type": "object", "properties": {"key": {"type": "string"}}},
 )
 
-#: SPEC §2.2: tool output → ``functionResponse.response`` on the wire.
+#: Tool output → ``functionResponse.response`` on the wire: a JSON object as it is, a JSON list as
+#: ``{"0": …, "1": …}``, anything else as ``{"result": "<the output>"}``.
 TOOL_RESULT_TABLE = [
     ("{}", {}),
     ('{"0":"zero","1":"one"}', {"0": "zero", "1": "one"}),

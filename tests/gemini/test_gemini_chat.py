@@ -122,7 +122,7 @@ def test_blocked_prompt_raises_content_filtered(run: Runner) -> None:
         run("chat_completion", "Describe how to pick the lock of my neighbour's front door.")
 
 
-# -- the simplest request that means the same (issue 15.2) --------------------------------------
+# -- the simplest request that means the same ---------------------------------------------------
 
 #: The answer of cassettes/gemini/chat_plain_string.json (recorded from generateContent).
 HAIKU_ANSWER = {

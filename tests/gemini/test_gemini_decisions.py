@@ -1,5 +1,6 @@
-"""Decisions (SPEC §6): Gemini's native decisions API (yes/no ↔ noul, choice, score; calibrated)
-and the structured-output fallback for other models (probability kind "none")."""
+"""Decisions (one valid answer per question, in order): Gemini's native decisions API (yes/no ↔
+noul, choice, score; calibrated) and the structured-output fallback for other models (probability
+kind "none")."""
 
 from __future__ import annotations
 

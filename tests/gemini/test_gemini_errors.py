@@ -208,7 +208,7 @@ def test_local_sdk_validation_and_unknown_errors() -> None:
     assert type(map_error(RuntimeError("boom"))) is ProviderError
 
 
-# -- answers the SDK cannot read, and unknown models (issue 14, items 2 and 8) --------------------
+# -- answers the SDK cannot read (an error, never a silent success), and unknown models ----------
 
 #: 200 answers google-genai fails on after the exchange: parts that are not objects and a content
 #: that is a list (pydantic rejects them in ``GenerateContentResponse``), ``candidates`` that is a
@@ -269,7 +269,7 @@ def test_the_sdk_refusing_a_request_before_sending_is_still_invalid_input(offlin
 @pytest.mark.parametrize("code", [400, 404])
 @pytest.mark.parametrize("mode", ["sync", "async"])
 def test_status_not_found_is_not_found_whatever_the_code(offline: Offline, mode: str, code: int) -> None:
-    # the body of the real answer for an unknown model (reference recording TestGoogle.test_embed_error)
+    # the body the real API answers for an unknown model
     body = {"error": {"code": code, "status": "NOT_FOUND",
                       "message": "models/gemini-0-nope is not found for API version v1, or is not supported for "
                                  "generateContent. Call ListModels to see the list of available models and their "

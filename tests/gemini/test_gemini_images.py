@@ -1,4 +1,5 @@
-"""Image generation: Gemini image models (SPEC §4.5, with the 4K → 2K rule) and Imagen (§4.6)."""
+"""Image generation: Gemini image models (a 4K request the model rejects is retried once with 2K)
+and Imagen."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Structured output (SPEC §4.2) and tools (SPEC §2) through the real SDK (sync and async)."""
+"""Structured output and tools (results sent as JSON objects) through the real SDK (sync and async)."""
 
 from __future__ import annotations
 

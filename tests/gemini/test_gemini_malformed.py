@@ -1,4 +1,4 @@
-"""No silent success (issue 14.2): an HTTP 200 that is not a generateContent answer raises
+"""No silent success: an HTTP 200 that is not a generateContent answer raises
 InvalidResponseError naming what was wrong, through the real SDK against a loopback server
 (127.0.0.1), sync and async, calls and streams; one request each (not retried on the same
 provider). SSE comment lines (``: keep-alive``) are legal and ignored.

@@ -1,5 +1,5 @@
-"""The pure request mappers: SPEC §2 (tool result slots, the full table), §4 (system text,
-temperature 0.0, JSON, images), thinking options, tools, embeddings; invalid input refused."""
+"""The pure request mappers: tool results as JSON objects (the full table), system text,
+temperature 0.0, JSON, images, thinking options, tools, embeddings; invalid input refused."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ def chat(*messages: ChatMessage, model: str = "gemini-2.5-flash", **fields: Any)
     return map_chat_request(ChatRequest(messages=list(messages) or [ChatMessage.user("Hi")], model=model, **fields))
 
 
-# -- SPEC §2: the two JSON-object slots --------------------------------------------------------
+# -- tool results: sent as JSON objects (the two JSON-object slots) -----------------------------
 
 
 @pytest.mark.parametrize(("output", "expected"), TOOL_RESULT_TABLE, ids=[o for o, _ in TOOL_RESULT_TABLE])
@@ -101,7 +101,7 @@ def test_a_tool_result_without_a_name_is_refused() -> None:
         map_contents([ChatMessage.user("go"), ChatMessage.tool("unknown-id", "1")])
 
 
-# -- SPEC §4.1: system text, temperature, messages ------------------------------------------------
+# -- system text, temperature, messages -----------------------------------------------------------
 
 
 def test_system_text_becomes_system_instruction_and_zero_temperature_is_sent() -> None:
@@ -234,7 +234,7 @@ def test_bad_embedding_options_are_refused(fields: dict[str, Any], message: str)
         map_embedding_request(EmbeddingRequest(inputs=["a"], model="gemini-embedding-001", **fields))
 
 
-# -- images (SPEC §4.5, §4.6) ------------------------------------------------------------------
+# -- images: Gemini image models and Imagen --------------------------------------------------------
 
 
 def test_image_request_is_one_user_turn_text_then_images() -> None:
@@ -273,12 +273,12 @@ def test_imagen_request_sends_the_requested_mime_type() -> None:
         map_imagen_request(request.model_copy(update={"input_images": [ImagePart(data=PNG, mime_type="image/png")]}))
 
 
-# -- values JSON cannot carry (issue 14.8, SPEC §2) ------------------------------------------------
+# -- values JSON cannot carry: sent as text, or refused before sending ------------------------------
 
 
 @pytest.mark.parametrize("output", ["NaN", "Infinity", "-Infinity", "[1, NaN]", '{"x": Infinity}'])
 def test_nan_and_infinity_in_a_tool_result_are_not_json(output: str) -> None:
-    assert tool_result_object(output) == {"result": output}  # the SPEC §2 fallback, as sent
+    assert tool_result_object(output) == {"result": output}  # not JSON: sent as text, {"result": ...}
 
 
 def test_nan_in_replayed_tool_call_arguments_is_refused_before_sending() -> None:

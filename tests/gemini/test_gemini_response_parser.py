@@ -1,4 +1,4 @@
-"""SPEC §1 on Gemini responses: the content/thinking split (every vector), finish reasons,
+"""Gemini responses: the content/thinking split (every vector), finish reasons,
 thought signatures kept for replay, tool call ids. Pure functions on real SDK response objects."""
 
 from __future__ import annotations
@@ -209,7 +209,7 @@ def test_blocked_prompt_and_empty_answer() -> None:
 
 
 def test_json_answers_are_decoded_as_written_without_think_tag_extraction() -> None:
-    """SPEC §1.3 extraction is for chat text; inside a JSON value a <think> tag is data."""
+    """``<think>`` extraction is for chat text; inside a JSON value a <think> tag is data."""
     json_request = ChatRequest(messages=[ChatMessage.user("q")], model="gemini-2.5-flash", json_mode=True)
     text = '{"note": "<think>keep</think>  me"}'
     result = parse_chat_response(response(th("Reason."), t(text)), json_request)

@@ -1,4 +1,4 @@
-"""Streaming (SPEC §3): typed TOKEN events by call context, one METADATA, END last; ERROR then
+"""Streaming: typed TOKEN events by call context, one METADATA, END last; ERROR then
 END on failure; ``stream_text`` yields only response text; chunks are parsed as they arrive."""
 
 from __future__ import annotations

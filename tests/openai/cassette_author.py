@@ -3,7 +3,7 @@ real provider and the real ``openai`` SDK, with the HTTP transport answering fro
 canned replies, and write the captured exchange as a readable cassette.
 
 The requests in the cassettes are therefore exactly what the current SDK sends for our calls;
-the replies are modelled on the SDK types and on real traffic (``shared/reference-recordings``).
+the replies are modelled on the SDK types and on real traffic recorded against the API.
 
     /work/venv/bin/python tests/openai/cassette_author.py                 # every scenario
     /work/venv/bin/python tests/openai/cassette_author.py chat_basic ...  # some of them

@@ -1,8 +1,8 @@
 """Builders of OpenAI wire bodies for authoring cassettes: Responses objects, SSE event streams,
 embeddings, images, decisions, model lists and error bodies.
 
-The shapes follow the installed ``openai`` SDK types and the real traffic in
-``shared/reference-recordings`` (fields the real API sends that the SDK does not type, such as
+The shapes follow the installed ``openai`` SDK types and real traffic recorded against the API
+(fields the real API sends that the SDK does not type, such as
 ``obfuscation`` on deltas, are included; fields it omits, such as ``cache_write_tokens``, are not).
 Bodies may echo the captured request, as the real API does (``instructions``, ``tools``, ...).
 """

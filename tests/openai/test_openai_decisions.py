@@ -1,4 +1,5 @@
-"""Decisions (SPEC §6): native POST /v1/decisions (calibrated) and the structured-output fallback."""
+"""Decisions (one valid answer per question, in order): native POST /v1/decisions (calibrated) and
+the structured-output fallback."""
 
 from __future__ import annotations
 

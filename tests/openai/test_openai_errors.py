@@ -185,9 +185,8 @@ def _serve(monkeypatch, status, body, sent):
     monkeypatch.setattr(httpx2.AsyncHTTPTransport, "handle_async_request", aanswer)
 
 
-#: The Responses API answers an unknown model with 400 and code ``model_not_found`` (issue 14
-#: item 8, real traffic); the body's fields are those of the reference recording
-#: TestOpenAI.test_embed_error (which got the same code with a 404).
+#: The Responses API answers an unknown model with 400 and code ``model_not_found`` (real
+#: traffic); the embeddings API answers an unknown model with the same code and a 404.
 MODEL_NOT_FOUND = {"error": {"message": "The requested model 'gpt-nope' does not exist.",
                              "type": "invalid_request_error", "param": "model", "code": "model_not_found"}}
 

@@ -1,10 +1,10 @@
-"""No silent success (issue 14.2): an HTTP 200 that is not a finished Responses answer raises
+"""No silent success: an HTTP 200 that is not a finished Responses answer raises
 InvalidResponseError naming what was wrong, through the real SDK against a loopback server
 (127.0.0.1), sync and async, calls and streams; one request each (not retried on the same
 provider). SSE comment lines (``: keep-alive``) are legal and ignored.
 
 The well-formed bodies come from ``tests/reliability/upstreams.py`` (modelled on the SDK types and
-the reference recordings); each malformed one changes one thing.
+real traffic); each malformed one changes one thing.
 """
 
 from __future__ import annotations
@@ -155,10 +155,9 @@ def test_keep_alive_comments_in_the_stream_are_ignored(server: FaultServer, mode
     assert server.count == 1
 
 
-# -- output items the library does not map are never dropped (issue 14.8) -------------------------
+# -- output items the library does not map are never dropped silently -----------------------------
 
-#: An image_generation_call item as the reference recording shows it
-#: (shared/reference-recordings/.../test_openai_responses_image_generation_jpeg.yaml), result shortened.
+#: An image_generation_call item as the real API sends it, result shortened.
 JPEG = b"\xff\xd8\xff\xe0fake-jpeg"
 IMAGE_CALL = {"id": "ig_rel_1", "type": "image_generation_call", "status": "completed", "background": "opaque",
               "output_format": "jpeg", "quality": "high", "size": "1536x1024",

@@ -1,4 +1,4 @@
-"""The one Responses request mapper (SPEC §4.4), as a pure function."""
+"""The one Responses request mapper, as a pure function (docs/openai.md, "How requests are sent")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Responses streams → typed events (SPEC §3), replayed through the real SDK, plus parser vectors."""
+"""Responses streams → typed events (TOKEN by type, one METADATA, END last), replayed through the
+real SDK, plus parser vectors."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""generate_json (SPEC §4.3): a Pydantic model's strict schema (the one responses.parse would send),
+"""generate_json: a Pydantic model's strict schema (the one responses.parse would send),
 JSON schema dicts, JSON mode."""
 
 from __future__ import annotations

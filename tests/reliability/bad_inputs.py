@@ -274,7 +274,7 @@ API_CASES: tuple[Case, ...] = (
          "image prompt is empty"),
     Case("image-input-shape", "input image not (bytes, mime)", "generate_image_bytes", ("a cat",),
          InvalidInputError, "(bytes, mime_type) or an imagepart", kwargs={"input_images": [PNG_1X1]}),
-    # -- wrong types (issue 14.7) ------------------------------------------------------------------
+    # -- wrong types: refused before sending, naming the parameter ----------------------------------
     Case("thinking-text", "thinking='yes'", "chat_completion", ("hi",), InvalidInputError,
          "thinking must be true, false", kwargs={"thinking": "yes"}, param="thinking"),
     Case("thinking-number", "thinking=5", "chat_completion", ("hi",), InvalidInputError,
@@ -315,7 +315,7 @@ API_CASES: tuple[Case, ...] = (
          "one or more non-empty strings (input[1] is 3)", param="input[1]"),
     Case("image-prompt-number", "image prompt 5", "generate_image_bytes", (5,), InvalidInputError,
          "prompt must be a string", param="prompt"),
-    # -- images and documents (issue 14.7) -----------------------------------------------------------
+    # -- images and documents: refused before sending, naming the parameter -------------------------
     Case("image-empty-bytes", "analyze_image(b'')", "analyze_image", (b"",), InvalidInputError, "data is empty",
          param="image"),
     Case("image-data-url-bad-base64", "data: URL with a payload that is not base64", "analyze_image",

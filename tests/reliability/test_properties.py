@@ -3,8 +3,9 @@ documented result.
 
 - core: message normalisation, tool specs, tool-call arguments, decision questions and answers,
   media checks, JSON decoding and the retry waits, on arbitrary input;
-- Gemini: arbitrary part sequences through the real SDK → SPEC §1 content and thinking;
-  arbitrary tool outputs → SPEC §2 ``functionResponse.response`` objects;
+- Gemini: arbitrary part sequences through the real SDK → content and thinking (thought parts
+  are thinking, ``<think>`` blocks in the text move to thinking); arbitrary tool outputs → the
+  JSON object sent as ``functionResponse.response``;
 - both plugins: a stream cut into arbitrary HTTP chunks (also inside a UTF-8 character)
   through the real SDK's SSE parsing → the same tokens, metadata and event order.
 """
@@ -211,11 +212,15 @@ def test_retry_waits_are_finite_and_bounded(
         assert wait <= 20.0
 
 
-# -- Gemini: thinking extraction on arbitrary part sequences (SPEC §1) -----------------------------
+# -- Gemini: thinking extraction on arbitrary part sequences ---------------------------------------
 
 
 def _spec_split(parts: list[tuple[str, bool]]) -> tuple[str, str | None]:
-    """SPEC §1.2-1.5, restated independently of the implementation."""
+    """The split, restated independently of the implementation: thought parts joined as they are
+    are the native thinking; ``<think>…</think>`` blocks (any case, across lines) are cut from the
+    visible text, their insides joined by newlines and stripped (where there were blocks, the text
+    left has its runs of spaces and tabs squeezed and is stripped); native thinking comes first,
+    then the inline, on a line of its own."""
     native = "".join(text for text, thought in parts if thought)
     visible = "".join(text for text, thought in parts if not thought)
     block = re.compile(r"<think>(.*?)</think>", re.IGNORECASE | re.DOTALL)
@@ -262,7 +267,7 @@ def test_gemini_thinking_extraction_on_arbitrary_parts(gemini: tuple[Any, Any], 
     provider, server = gemini
     server.clear()
     server.script(json_response(200, up.gemini_content(parts)))
-    if not parts:  # an answer without a single part is no answer (issue 14.2), never ''/stop
+    if not parts:  # an answer without a single part is no answer: an error, never ''/stop
         with pytest.raises(InvalidResponseError, match="without any content part"):
             provider.chat_completion("hi")
         return
@@ -274,7 +279,7 @@ def test_gemini_thinking_extraction_on_arbitrary_parts(gemini: tuple[Any, Any], 
     assert response.finish_reason == ("tool_calls" if calls else "stop")
 
 
-# -- Gemini: tool results on arbitrary output (SPEC §2) ---------------------------------------------
+# -- Gemini: tool results on arbitrary output --------------------------------------------------------
 
 
 def _sent_tool_object(provider: Any, output: str) -> Any:
@@ -292,8 +297,8 @@ def _sent_tool_object(provider: Any, output: str) -> Any:
 
 @PROPS
 @given(json_values)
-def test_gemini_tool_results_of_json_follow_spec_2(gemini: tuple[Any, Any], value: Any) -> None:
-    """SPEC.md §2: an object as it is, a list as {"0": ..., "1": ...}, a scalar as {"result": text}."""
+def test_gemini_tool_results_of_json_become_objects(gemini: tuple[Any, Any], value: Any) -> None:
+    """A JSON object is sent as it is, a list as {"0": ..., "1": ...}, a scalar as {"result": text}."""
     provider, server = gemini
     output = json.dumps(value)
     sent = _sent_tool_object(provider, output)

@@ -1,7 +1,7 @@
 """Emulated upstreams: what the Gemini and OpenAI services answer, served by the fault server.
 
-Bodies follow the shapes the real services return (the SDKs' response types and the reference
-recordings): a Gemini ``generateContent`` response, its ``?alt=sse`` stream, ``google.rpc``
+Bodies follow the shapes the real services return (the SDKs' response types and
+recordings of real traffic): a Gemini ``generateContent`` response, its ``?alt=sse`` stream, ``google.rpc``
 error bodies with ``RetryInfo``; an OpenAI Responses object, its ``event:``/``data:`` stream,
 error bodies, embeddings (float or base64 as asked), images, decisions and model lists.
 
