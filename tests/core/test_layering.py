@@ -20,8 +20,9 @@ def _package_dir(name: str) -> Path:
 #: The package's ``__init__`` loads its public names lazily from the modules below it.
 TOP = "llm_core"
 PACKAGE = _package_dir(TOP)
-#: The plugins shipped in this repository: each is held to the same rules on its own.
-PLUGINS = ("core_gemini_plugin", "core_openai_plugin", "core_otel_plugin")
+#: The plugins shipped in this repository (every package under plugins/*/src): each is held to the
+#: same rules on its own.
+PLUGINS = tuple(sorted(p.parent.name for p in Path(__file__).resolve().parents[2].glob("plugins/*/src/*/__init__.py")))
 #: The command line, the testing kit and the batch runner sit on top of the core (nothing in the
 #: core imports them, see the last test).
 ON_TOP = ("cli", "testing", "batch")
@@ -108,6 +109,10 @@ def test_the_cycle_finder_finds_a_circle() -> None:
 def test_nothing_in_the_core_imports_the_command_line_or_the_testing_kit() -> None:
     above = {f"{TOP}.{name}" for name in ON_TOP}
     assert {m for m, targets in _graph().items() if any(t.startswith(tuple(above)) for t in targets)} == set()
+
+
+def test_the_plugins_are_found() -> None:
+    assert PLUGINS, "no package under plugins/*/src"
 
 
 @pytest.mark.parametrize("plugin", PLUGINS)
