@@ -12,6 +12,7 @@ import pytest
 
 from llm_core import (
     AuthenticationError,
+    CancelledCallError,
     ConfigurationError,
     ContentFilteredError,
     ContextLengthExceededError,
@@ -101,6 +102,7 @@ def _one_of_each(canary: str) -> list[LLMError]:
         ProviderTimeoutError("slow", provider="p"),
         ProviderConnectionError("unreachable", provider="p"),
         FallbackExhaustedError({"a": ServerError(f"down {canary}", provider="a")}),
+        CancelledCallError(f"cancelled {canary}", provider="p"),
     ]
 
 
