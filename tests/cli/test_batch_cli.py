@@ -238,3 +238,31 @@ def test_a_terminal_gets_a_bar_and_a_table(
     else:
         assert ANSI not in screen
         assert "local openai: 6/6" in screen  # the plain counter
+
+
+def test_results_run_again_what_a_changed_output_lost(
+    batch: Any, items: Path, server: BatchServer, tmp_path: Path
+) -> None:
+    output = tmp_path / "local.jsonl"
+    assert batch("submit", str(items), "-p", "openai", "--local", "-o", str(output)).returncode == 0
+    output.write_text("".join(output.read_text().splitlines(keepends=True)[:2]))  # 4 of 6 lines lost
+    status = _json(batch("status", "1", "--json"))
+    assert status["state"] == "output changed" and not status["finished"]
+    printed = batch("results", "1")
+    assert printed.returncode == 0, printed.stderr
+    assert sorted(json.loads(line)["custom_id"] for line in printed.stdout.splitlines()) == [f"q{n}" for n in range(6)]
+    assert server.single_calls == 6 + 4  # only the lost ones ran again
+    assert _json(batch("status", "1", "--json"))["state"] == "finished"
+
+
+def test_a_damaged_record_is_named(batch: Any, items: Path, tmp_path: Path) -> None:
+    output = tmp_path / "local.jsonl"
+    assert batch("submit", str(items), "-p", "openai", "--local", "-o", str(output)).returncode == 0
+    record = output.with_name(output.name + ".job.sqlite")
+    for suffix in ("-wal", "-shm"):
+        Path(str(record) + suffix).unlink(missing_ok=True)
+    record.write_bytes(b"garbage" * 1000)
+    shown = batch("status", "1")
+    assert shown.returncode == 3 and f"the job record {record} cannot be read" in shown.stderr
+    assert "Traceback" not in shown.stderr
+    assert "record damaged" in batch("status").stdout

@@ -1,15 +1,24 @@
 """The job record: one SQLite file beside the output that says, for every input item, which job
 holds it and whether its result is in the output, so that a run can resume after a crash.
 
+The output is the truth, the record a cache of it: every run starts by reading the output back
+(:meth:`Output.reconcile`). An id with a whole, well-formed line in it is done, every other item
+runs again (a batch job whose results are missing from it is read again from the provider); a
+last line cut short by a crash is dropped; a damaged line, an id twice, or an id that is not in
+the input is a :class:`~llm_core.batch.errors.BatchFileError` naming the file and the line. So a
+deleted record is rebuilt from the input and the output, and a truncated or deleted output runs
+what it lost.
+
 Writes go in this order: a job's ``submitting`` state (with its tag) before the create call, its
 id right after; a result line into the output (flushed to disk) before the item is marked done.
 So after a crash no job is created twice (a ``submitting`` job is first looked up by its tag)
-and no result is written twice (the output is read back on open: the last line, if cut short,
-is dropped, and every id in the output is marked done).
+and no result is written twice.
 
 Each item's tokens and cost are kept with it, so a summary sums them in SQL. A cost is kept in
 whole picodollars (10^-12 US dollars, an integer: exact for list prices with up to six decimals
-per million tokens, and summed exactly).
+per million tokens, and summed exactly). With the counts the record keeps the output's size and
+modification time as of its last commit, so that a summary can tell that the output was changed
+since (:meth:`JobRecord.output_changed`) without reading it.
 """
 
 from __future__ import annotations
@@ -24,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from llm_core.batch.calls import result_line, usage_tokens
+from llm_core.batch.errors import BatchBusyError, BatchFileError
 from llm_core.batch.types import ChatItem, DecisionItem, EmbeddingItem, JsonItem, item_from_json
 
 Item = ChatItem | JsonItem | EmbeddingItem | DecisionItem
@@ -66,18 +76,85 @@ def record_path(output: Path) -> Path:
     return output.with_name(output.name + ".job.sqlite")
 
 
-class JobRecord:
-    """The SQLite job record of one run (one writer: the runner's thread)."""
+class _Rows:
+    """The rows of one statement, read in full while errors are still translated."""
+
+    def __init__(self, rows: list[Any]) -> None:
+        self._rows = rows
+
+    def fetchone(self) -> Any:
+        return self._rows[0] if self._rows else None
+
+    def fetchall(self) -> list[Any]:
+        return self._rows
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._rows)
+
+
+class _Database:
+    """The record's SQLite connection: every failure of SQLite is a typed error naming the file
+    (a busy one :class:`BatchBusyError`, a damaged one :class:`BatchFileError`)."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self.db = sqlite3.connect(path, isolation_level=None)  # explicit transactions only
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=FULL")
-        self.db.executescript(_SCHEMA)
-        columns = {row[1] for row in self.db.execute("PRAGMA table_info(items)")}
-        if "cost_picodollars" not in columns:  # a record written before costs were kept
-            self.db.execute("ALTER TABLE items ADD COLUMN cost_picodollars INTEGER")
+        self._db: sqlite3.Connection | None = None
+        self._db = self._guard(lambda: sqlite3.connect(path, isolation_level=None))  # explicit transactions only
+
+    def _guard(self, action: Callable[[], Any]) -> Any:
+        try:
+            return action()
+        except sqlite3.IntegrityError:
+            raise  # a constraint the caller checks for (a duplicate id)
+        except sqlite3.OperationalError as exc:
+            if "locked" in str(exc) or "busy" in str(exc):
+                raise BatchBusyError(
+                    f"the job record {self.path} is locked by another process writing it ({exc}); try again"
+                ) from exc
+            raise self._damaged(exc) from exc
+        except sqlite3.Error as exc:
+            raise self._damaged(exc) from exc
+
+    def _damaged(self, exc: sqlite3.Error) -> BatchFileError:
+        return BatchFileError(
+            f"the job record {self.path} cannot be read ({exc}); delete it and run again with the same input "
+            "and output: it is rebuilt from them, and only the items missing from the output run again (in "
+            "batch mode, items whose jobs had not finished are submitted again)",
+            path=self.path,
+        )
+
+    def execute(self, sql: str, parameters: Any = ()) -> _Rows:
+        assert self._db is not None
+        db = self._db
+        return _Rows(self._guard(lambda: db.execute(sql, parameters).fetchall()))
+
+    def executescript(self, script: str) -> None:
+        assert self._db is not None
+        db = self._db
+        self._guard(lambda: db.executescript(script))
+
+    def close(self) -> None:
+        if self._db is not None:
+            self._db.close()
+
+
+class JobRecord:
+    """The SQLite job record of one run (one writer: the runner's thread). A record that SQLite
+    cannot read raises :class:`BatchFileError` naming it."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.db = _Database(path)
+        try:
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=FULL")
+            self.db.executescript(_SCHEMA)
+            columns = {row[1] for row in self.db.execute("PRAGMA table_info(items)")}
+            if "cost_picodollars" not in columns:  # a record written before costs were kept
+                self.db.execute("ALTER TABLE items ADD COLUMN cost_picodollars INTEGER")
+        except BaseException:
+            self.db.close()
+            raise
 
     def close(self) -> None:
         self.db.close()
@@ -98,6 +175,9 @@ class JobRecord:
 
     def commit(self) -> None:
         self.db.execute("COMMIT")
+
+    def rollback(self) -> None:
+        self.db.execute("ROLLBACK")
 
     def add_item(self, custom_id: str, position: int, line: str, chunk: int | None) -> bool:
         """Add one input item; ``False`` when its id is already there (a duplicate)."""
@@ -135,6 +215,13 @@ class JobRecord:
         rows = self.db.execute("SELECT state, COUNT(*) FROM chunks GROUP BY state ORDER BY state")
         return {str(state): int(count) for state, count in rows}
 
+    def detach_done(self, chunk: int) -> int:
+        """Take the items already in the output out of a chunk not yet sent (they are not sent);
+        how many items it keeps."""
+        self.db.execute("UPDATE items SET chunk = NULL WHERE chunk = ? AND done = 1", (chunk,))
+        (count,) = self.db.execute("SELECT COUNT(*) FROM items WHERE chunk = ?", (chunk,)).fetchone()
+        return int(count)
+
     def chunk_ids(self, chunk: int) -> list[str]:
         rows = self.db.execute("SELECT custom_id FROM items WHERE chunk = ? ORDER BY position", (chunk,))
         return [str(r[0]) for r in rows]
@@ -149,6 +236,31 @@ class JobRecord:
     def item(self, custom_id: str) -> Item | None:
         row = self.db.execute("SELECT line FROM items WHERE custom_id = ?", (custom_id,)).fetchone()
         return None if row is None else item_from_json(row[0], where=f"item {custom_id!r}")
+
+    def done_state(self, custom_id: str) -> bool | None:
+        """Whether the item is done; ``None`` when the record has no such item."""
+        row = self.db.execute("SELECT done FROM items WHERE custom_id = ?", (custom_id,)).fetchone()
+        return None if row is None else bool(row[0])
+
+    def forget_results(self) -> None:
+        """Every item not done (before the output is read back: what it holds is marked again)."""
+        self.db.execute("UPDATE items SET done = 0, ok = NULL, tokens = NULL, cost_picodollars = NULL WHERE done = 1")
+
+    def reopen_chunks(self) -> None:
+        """A fetched chunk with items missing from the output is read again from its job (one
+        never created, of a cancelled run, gets its items' errors again)."""
+        self.db.execute(
+            f"UPDATE chunks SET state = CASE WHEN job_id IS NULL THEN '{OPEN}' ELSE '{SUBMITTED}' END "  # noqa: S608 - constants
+            f"WHERE state = '{FETCHED}' AND chunk IN (SELECT chunk FROM items WHERE done = 0 AND chunk IS NOT NULL)"
+        )
+
+    def set_output_stamp(self, path: Path) -> None:
+        self.set("output_stamp", _stamp(path))
+
+    def output_changed(self, path: Path) -> bool:
+        """The output was changed (or deleted) since the record last wrote to it or read it."""
+        stamp = self.get("output_stamp")
+        return stamp is not None and stamp != _stamp(path)
 
     def is_done(self, custom_id: str) -> bool:
         row = self.db.execute("SELECT done FROM items WHERE custom_id = ?", (custom_id,)).fetchone()
@@ -185,6 +297,14 @@ class JobRecord:
         }
 
 
+def _stamp(path: Path) -> str:
+    try:
+        status = path.stat()
+    except FileNotFoundError:
+        return "missing"
+    return f"{status.st_size}:{status.st_mtime_ns}"
+
+
 class RecordItems(Mapping[str, Item]):
     """The items of a job record as a mapping (what a re-attached :class:`BatchJob` reads)."""
 
@@ -213,22 +333,81 @@ class Output:
         self._handle: Any = None
 
     def reconcile(self, record: JobRecord) -> None:
-        """Drop a last line cut short by a crash, and mark done every id the output holds."""
-        if not self.path.exists():
-            return
+        """Make the record say what the output holds (see the module's docstring). Raises
+        :class:`BatchFileError` naming the line that is damaged, twice there, or not this run's;
+        then neither the output nor the record is changed."""
+        record.begin()
+        try:
+            record.forget_results()
+            if self.path.exists():
+                self._read_back(record)
+            record.reopen_chunks()
+            record.set_output_stamp(self.path)
+            record.commit()
+        except BaseException:
+            record.rollback()
+            raise
+
+    def _read_back(self, record: JobRecord) -> None:
         with open(self.path, "rb+") as handle:
             keep = 0
-            record.begin()
-            for raw in handle:
-                if not raw.endswith(b"\n"):
-                    break
+            for number, raw in enumerate(handle, 1):
+                if not raw.strip():
+                    keep += len(raw)
+                    continue
+                complete = raw.endswith(b"\n")
+                try:
+                    line = self._result_line(raw, number, record)
+                except BatchFileError:
+                    if complete:
+                        raise
+                    break  # the last line, cut short by a crash: dropped, its item runs again
+                record.mark_done(line["custom_id"], bool(line["ok"]), tokens_of(line), cost_of(line))
                 keep += len(raw)
-                line = json.loads(raw)
-                custom_id = line["custom_id"]
-                if not record.is_done(custom_id):
-                    record.mark_done(custom_id, bool(line["ok"]), tokens_of(line), cost_of(line))
-            record.commit()
+                if not complete:  # whole, only its newline is missing (an editor's save)
+                    handle.seek(keep)
+                    handle.write(b"\n")
+                    keep += 1
+                    break
             handle.truncate(keep)
+            handle.flush()
+            os.fsync(handle.fileno())
+
+    def _result_line(self, raw: bytes, number: int, record: JobRecord) -> dict[str, Any]:
+        """One output line, checked: a result of this run's input, not seen before."""
+        where = f"{self.path}: line {number}: "
+        fix = "; the output was changed after the run wrote it: correct or delete that line (its item runs again)"
+        try:
+            line = json.loads(raw)
+        except UnicodeDecodeError as exc:
+            raise BatchFileError(where + f"not UTF-8 ({exc.reason})" + fix, path=self.path, line=number) from exc
+        except (ValueError, RecursionError) as exc:
+            raise BatchFileError(where + "not JSON" + fix, path=self.path, line=number) from exc
+        if not (
+            isinstance(line, dict)
+            and isinstance(line.get("custom_id"), str)
+            and isinstance(line.get("ok"), bool)
+            and isinstance(line.get("kind"), str)
+            and ("response" in line if line["ok"] else isinstance(line.get("error"), dict))
+        ):
+            raise BatchFileError(
+                where + "not a result line (custom_id, kind, ok, and response or error)" + fix,
+                path=self.path,
+                line=number,
+            )
+        state = record.done_state(line["custom_id"])
+        if state is None:
+            raise BatchFileError(
+                where + f"custom_id {line['custom_id']!r} is not in this run's input: this output belongs to "
+                "another run (choose another output), or the line was added to it",
+                path=self.path,
+                line=number,
+            )
+        if state:
+            raise BatchFileError(
+                where + f"custom_id {line['custom_id']!r} is there twice" + fix, path=self.path, line=number
+            )
+        return line
 
     def write(self, line: Mapping[str, Any]) -> None:
         if self._handle is None:
@@ -273,6 +452,7 @@ class Results:
             self.record.begin()
             for custom_id, ok, tokens, cost in self._done:
                 self.record.mark_done(custom_id, ok, tokens, cost)
+            self.record.set_output_stamp(self.writer.path)
             self.record.commit()
             self._done.clear()
         self._synced = now = time.monotonic()

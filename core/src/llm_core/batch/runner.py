@@ -73,10 +73,13 @@ class RunSummary(BaseModel):
     cancelled: bool = False
     chunks: dict[str, int] = {}
     jobs: list[BatchStatus] = []
+    #: The output was changed or deleted since the run last wrote it: the counts are the
+    #: record's, and the next run (or ``resume``) reads the output back and runs what it lacks.
+    output_changed: bool = False
 
     @property
     def finished(self) -> bool:
-        return self.done == self.total
+        return self.done == self.total and not self.output_changed
 
     @property
     def fully_priced(self) -> bool:
@@ -125,10 +128,10 @@ def run(
         record = JobRecord(record_path(out))
         writer = Output(out)
         try:
-            writer.reconcile(record)
             if record.get("ingested") is None:
                 _ingest(record, input, target, mode, chunk_size, max_line_bytes)
             _check_same_run(record, mode, target)
+            writer.reconcile(record)  # the output is the truth: what it lacks runs again
             if mode == "local":
                 limiter = RateLimiter(requests_per_minute, tokens_per_minute)
                 _run_local(record, writer, target, concurrency, limiter, progress)
@@ -225,7 +228,7 @@ def _ingest(
         record.commit()
     except BaseException:
         # nothing was sent: a corrected input starts afresh
-        record.db.execute("ROLLBACK")
+        record.rollback()
         record.close()
         for suffix in ("", "-wal", "-shm"):
             Path(str(record.path) + suffix).unlink(missing_ok=True)
@@ -278,6 +281,9 @@ def _run_batch(
             _cancel_unsent(record, writer, provider, chunk, progress)
             continue
         if found is None:
+            if not record.detach_done(chunk):  # every item of it is in the output already
+                record.set_chunk(chunk, FETCHED)
+                continue
             record.set_chunk(chunk, SUBMITTING)  # before the create call: a crash now looks it up by tag
             found = provider.submit_batch(record.chunk_items(chunk), tag=tag).id
         record.set_chunk(chunk, SUBMITTED, found)
@@ -350,6 +356,7 @@ def summary(record: JobRecord, output: Path, jobs: Iterable[BatchStatus] = ()) -
         cancelled=record.get("cancelled") is not None,
         chunks=record.chunk_states(),
         jobs=list(jobs),
+        output_changed=record.output_changed(output),
     )
 
 

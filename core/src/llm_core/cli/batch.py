@@ -132,6 +132,7 @@ def _cancel(args: argparse.Namespace) -> int:
 
 
 def _list(as_json: bool) -> int:
+    from llm_core.batch.errors import BatchFileError
     from llm_core.batch.runner import load_summary
 
     rows: list[list[Any]] = []
@@ -139,9 +140,10 @@ def _list(as_json: bool) -> int:
     for number, source, output in batchjobs.known():
         try:
             summary = load_summary(output)
-        except InvalidInputError:  # its output was moved or deleted
-            rows.append([number, "", "", "", "", "", "", "", "", "record missing", output])
-            found.append({"job": number, "input": str(source), "output": str(output), "state": "record missing"})
+        except (InvalidInputError, BatchFileError) as exc:  # its output was moved or deleted, or is damaged
+            state = "record damaged" if isinstance(exc, BatchFileError) else "record missing"
+            rows.append([number, "", "", "", "", "", "", "", "", state, output])
+            found.append({"job": number, "input": str(source), "output": str(output), "state": state})
             continue
         rows.append([*_row(number, summary), output])
         found.append({"job": number, "input": str(source), "state": _state(summary), **_data(summary)})
@@ -194,6 +196,8 @@ def cost_text(summary: RunSummary) -> str:
 
 
 def _state(summary: RunSummary) -> str:
+    if summary.output_changed:  # `results` reads it back and runs what it lost
+        return "output changed"
     if summary.cancelled:
         return "cancelled"
     if summary.finished:
