@@ -37,6 +37,7 @@ from llm_core import (
     TransientError,
     UnknownFeatureError,
     UnknownProviderError,
+    UnknownSettingError,
     UnsupportedFeatureError,
     errors as errors_module,
 )
@@ -80,6 +81,7 @@ def _one_of_each(canary: str) -> list[LLMError]:
     """An instance of every error, each quoting ``canary`` wherever it keeps text."""
     return [
         ConfigurationError(f"bad {canary}", provider="p"),
+        UnknownSettingError(f"unknown setting {canary}", provider="p"),
         UnknownFeatureError(canary, ["chat", "vision"]),
         PluginLoadError(f"broken {canary}", distribution="acme"),
         DuplicateProviderError("taken", distribution="acme"),
