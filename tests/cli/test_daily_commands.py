@@ -102,5 +102,5 @@ def test_unknown_key_in_a_provider_table_names_the_closest(run: Run, tmp_path: P
         check=False,
         env={"LLM_CORE_CONFIG": str(config), "OPENAI_API_KEY": "k", "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)},
     )
-    assert result.stdout.startswith("ConfigurationError [openai] unknown setting 'timout' in [providers.openai]")
+    assert result.stdout.startswith("UnknownSettingError [openai] unknown setting 'timout' in [providers.openai]")
     assert "did you mean 'timeout'?" in result.stdout, result.stdout + result.stderr
