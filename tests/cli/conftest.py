@@ -73,7 +73,8 @@ def run(plugin_path: Path, entry_point: str, tmp_path: Path) -> Run:
         }
         environment.update(
             {
-                "PYTHONPATH": str(plugin_path),
+                # the test plugins first, then the sources the tests themselves import
+                "PYTHONPATH": os.pathsep.join(filter(None, [str(plugin_path), os.environ.get("PYTHONPATH")])),
                 "LLM_CORE_PLUGINS": plugins,
                 "LLM_CORE_CONFIG": "",
                 "XDG_CONFIG_HOME": str(tmp_path),

@@ -8,6 +8,7 @@ Placeholder keys are set for providers without one, so that no real key is neede
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import tempfile
@@ -16,6 +17,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+from llm_core.errors import InvalidInputError
+from llm_core.untrusted import load_json, read_regular_file
 
 REPLAY_ENV = "LLM_CORE_REPLAY"
 PLACEHOLDER_KEY = "replay-placeholder-key"
@@ -38,17 +42,67 @@ def replay_dir(cli_value: str | None) -> Path | None:
     return Path(value) if value else None
 
 
+#: Largest cassette file read, and largest sum of them: a cassette is JSON text a few hundred KB
+#: long, so anything near these is not one (and reading it whole would cost its size in memory).
+MAX_CASSETTE_BYTES = 32 * 1024 * 1024
+MAX_TOTAL_BYTES = 256 * 1024 * 1024
+
+
 def merged_cassette(directory: Path) -> dict[str, Any]:
-    """All interactions of all ``*.json`` cassettes under ``directory``."""
+    """All interactions of all ``*.json`` cassettes under ``directory``. A file that is not JSON
+    or holds no ``interactions`` list is passed over; one that is not a regular file (a FIFO, a
+    device), is larger than :data:`MAX_CASSETTE_BYTES`, nests deeper than
+    :data:`~llm_core.untrusted.MAX_NESTING` or holds a malformed interaction raises
+    :class:`~llm_core.errors.InvalidInputError`."""
     interactions: list[Any] = []
+    budget = MAX_TOTAL_BYTES
     for path in sorted(directory.rglob("*.json")):
+        raw = read_regular_file(path, limit=min(MAX_CASSETTE_BYTES, budget), what="--replay")
+        budget -= len(raw)
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except ValueError:
+            data = load_json(raw.decode("utf-8"), what=f"--replay: {path}")
+        except InvalidInputError:
+            raise
+        except ValueError:  # not JSON (UnicodeDecodeError is a ValueError too): not a cassette
             continue
         if isinstance(data, dict) and isinstance(data.get("interactions"), list):
+            for index, interaction in enumerate(data["interactions"]):
+                _check_interaction(interaction, f"{path}: interactions[{index}]")
             interactions.extend(data["interactions"])
     return {"version": 1, "interactions": interactions}
+
+
+def _check_interaction(interaction: Any, where: str) -> None:
+    """The fields vcrpy reads from a recorded interaction, with the types it needs."""
+    request = interaction.get("request") if isinstance(interaction, dict) else None
+    response = interaction.get("response") if isinstance(interaction, dict) else None
+    if not isinstance(request, dict) or not isinstance(response, dict):
+        raise InvalidInputError(f"--replay: {where} needs a request and a response object")
+    for name in ("method", "uri"):
+        if not isinstance(request.get(name), str):
+            raise InvalidInputError(f"--replay: {where}: request.{name} must be a string")
+    status = response.get("status")
+    if not isinstance(status, dict) or type(status.get("code")) is not int:
+        raise InvalidInputError(f"--replay: {where}: response.status.code must be an integer")
+    for side, message in (("request", request), ("response", response)):
+        headers = message.get("headers", {})
+        if not isinstance(headers, dict) or not all(
+            isinstance(v, list) and all(isinstance(i, str) for i in v) for v in headers.values()
+        ):
+            raise InvalidInputError(f"--replay: {where}: {side}.headers must map names to lists of strings")
+        body = message.get("body")
+        if body is None or isinstance(body, str):
+            continue
+        if not isinstance(body, dict):
+            raise InvalidInputError(f"--replay: {where}: {side}.body must be an object or a string")
+        for name in ("string", "base64"):
+            if name in body and not isinstance(body[name], str):
+                raise InvalidInputError(f"--replay: {where}: {side}.body.{name} must be a string")
+        if "base64" in body:
+            try:
+                base64.b64decode(body["base64"], validate=True)
+            except ValueError:
+                raise InvalidInputError(f"--replay: {where}: {side}.body.base64 is not base64") from None
 
 
 @contextmanager
