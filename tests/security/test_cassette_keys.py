@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import json
+import logging
 import secrets
 from collections.abc import Callable
 from pathlib import Path
@@ -156,3 +157,23 @@ def _streamed(provider: Any, prompt: str) -> str:
     events = list(provider.stream_chat_completion(prompt))
     assert events[-2].type is StreamEventType.METADATA, events
     return "".join(e.text or "" for e in events)
+
+
+@pytest.mark.parametrize("target", [GEMINI, OPENAI], ids=["gemini", "openai"])
+def test_recording_with_info_logging_logs_no_key(
+    target: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """vcrpy logs every interaction it records (and, on replay, loads) at INFO before our filters
+    run on it; its loggers carry the redacting filter, as the SDKs' do."""
+    from llm_core.testing.cassettes import use_cassette
+
+    key = "sk-proj-" + secrets.token_hex(20) if target is OPENAI else "AIza" + secrets.token_hex(18)[:35]
+    monkeypatch.setenv("OPENAI_API_KEY" if target is OPENAI else "GEMINI_API_KEY", key)
+    caplog.set_level(logging.INFO)
+    cassette = tmp_path / "cassettes" / "recorded.json"
+    with FaultServer(_echoing(target)) as server:  # type: ignore[arg-type]
+        provider = target.provider_class()(base_url=server.url + target.base_suffix, retry=RetryPolicy.none())
+        with use_cassette(cassette, mode="all"):
+            assert key in provider.chat_completion("hello").content
+    assert any(r.name == "vcr.cassette" for r in caplog.records), "vcrpy logged the interaction"
+    assert key not in caplog.text

@@ -17,12 +17,14 @@ from __future__ import annotations
 import base64
 import json
 import os
+import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from llm_core.redaction import known_values
+from llm_core.errors import InvalidInputError
+from llm_core.redaction import known_values, protect_loggers
 
 RECORD_ENV = "LLM_CORE_RECORD"
 SECRET_HEADERS = (
@@ -39,6 +41,13 @@ SECRET_HEADERS = (
 )
 SECRET_QUERY = ("key", "api_key", "access_token")
 FILTERED = "FILTERED"
+#: Largest decoded size of one compressed response body (the transport's own default limit on a
+#: response): a recorded gzip body is inflated a piece at a time and refused beyond it, so that a
+#: small cassette cannot make the process inflate gigabytes.
+MAX_INFLATED_BYTES = 64 * 1024 * 1024
+#: Largest piece inflated at once.
+_PIECE = 64 * 1024
+_ZLIB_ENCODINGS = {"gzip": zlib.MAX_WBITS | 16, "x-gzip": zlib.MAX_WBITS | 16, "deflate": zlib.MAX_WBITS}
 
 
 def _encode_body(text: Any) -> dict[str, Any]:
@@ -149,7 +158,64 @@ def _scrub_request(request: Any) -> Any:
     return request
 
 
+def _inflate(data: bytes, encoding: str) -> bytes | None:
+    """``data`` decoded (``gzip``, or ``deflate`` zlib-wrapped or raw), at most
+    :data:`MAX_INFLATED_BYTES` of it: beyond, :class:`~llm_core.errors.InvalidInputError`.
+    ``None`` when ``data`` is not of that encoding (vcrpy then takes it as already decoded)."""
+    inflater = zlib.decompressobj(_ZLIB_ENCODINGS[encoding])
+    pieces: list[bytes] = []
+    total = 0
+    while not inflater.eof:
+        try:
+            piece = inflater.decompress(data, _PIECE)
+        except zlib.error:
+            if encoding != "deflate" or pieces:
+                return None
+            encoding, inflater = "raw", zlib.decompressobj(-zlib.MAX_WBITS)  # deflate without the zlib header
+            continue
+        total += len(piece)
+        if total > MAX_INFLATED_BYTES:
+            raise InvalidInputError(
+                f"a recorded response body inflates to more than MAX_INFLATED_BYTES ({MAX_INFLATED_BYTES:,} bytes)"
+            )
+        pieces.append(piece)
+        data = inflater.unconsumed_tail
+        if not piece and not data:  # a truncated body: what it held
+            break
+    return b"".join(pieces)
+
+
+def _decompressed(response: dict[str, Any]) -> dict[str, Any]:
+    """The response with its body decoded when it is gzip or deflate (what vcrpy's
+    ``decode_compressed_response`` does, but bounded: vcrpy inflates the whole body at once)."""
+    headers = response.get("headers")
+    if not isinstance(headers, dict):
+        return response
+    name = next((n for n in headers if n.lower() == "content-encoding"), None)
+    values = headers.get(name) if name is not None else None
+    if not values or not isinstance(values, list) or str(values[0]).strip().lower() not in _ZLIB_ENCODINGS:
+        return response
+    body = response.get("body")
+    if not isinstance(body, dict) or not body.get("string"):
+        return response
+    raw = body["string"]
+    decoded = _inflate(raw.encode("utf-8") if isinstance(raw, str) else raw, str(values[0]).strip().lower())
+    if decoded is None:
+        decoded = raw.encode("utf-8") if isinstance(raw, str) else raw
+    rest = values[1:]
+    if rest:
+        headers[name] = rest
+    else:
+        headers.pop(name)
+    for key in [n for n in headers if n.lower() == "content-length"]:
+        headers.pop(key)
+    headers["content-length"] = [str(len(decoded))]
+    response["body"] = {**body, "string": decoded}
+    return response
+
+
 def _scrub_response(response: dict[str, Any]) -> dict[str, Any]:
+    response = _decompressed(response)
     secrets = known_values()
     headers = response.get("headers", {})
     for name in list(headers):
@@ -173,7 +239,11 @@ def record_mode() -> str:
 def make_vcr(cassette_dir: str | Path, *, mode: str | None = None) -> Any:
     """A configured ``vcr.VCR`` for ``cassette_dir``."""
     import vcr
+    import vcr.stubs.httpx_stubs  # its logger exists once imported: protected below
 
+    # vcrpy logs each interaction it records or loads at INFO, before our filters run on it (and
+    # each request it lets through): a key the upstream quoted back would be written as it is.
+    protect_loggers("vcr")
     recorder = vcr.VCR(
         cassette_library_dir=str(cassette_dir),
         serializer="readable-json",
@@ -183,8 +253,7 @@ def make_vcr(cassette_dir: str | Path, *, mode: str | None = None) -> Any:
         filter_headers=[(h, FILTERED) for h in SECRET_HEADERS],
         filter_query_parameters=list(SECRET_QUERY),
         before_record_request=_scrub_request,
-        before_record_response=_scrub_response,
-        decode_compressed_response=True,
+        before_record_response=_scrub_response,  # decodes gzip bodies too, bounded
     )
     recorder.register_serializer("readable-json", ReadableJSONSerializer)
     recorder.register_matcher("json_body", json_body_matcher)
