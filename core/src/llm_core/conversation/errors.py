@@ -10,11 +10,19 @@ from llm_core.tools import ToolCall
 
 
 class ConversationError(LLMError):
-    """A conversation could not go on. ``conversation`` is the conversation so far."""
+    """A conversation could not go on. ``conversation`` is the conversation so far.
+
+    A pickled copy has ``conversation=None``: a conversation holds its provider (whose key
+    refuses to be pickled) and its tool functions (often not picklable); save it with
+    ``error.conversation.to_json()`` to carry it to another process."""
 
     def __init__(self, message: str, *, conversation: Any = None, provider: str | None = None) -> None:
         super().__init__(message, provider=provider)
         self.conversation = conversation
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        rebuild, (cls, args, state) = super().__reduce__()
+        return (rebuild, (cls, args, {**state, "conversation": None}))
 
 
 class MaxStepsError(ConversationError):

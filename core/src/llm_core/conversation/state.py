@@ -25,7 +25,9 @@ from llm_core.conversation.tools import (
     Tool,
     ToolArgumentsError,
     ToolLike,
+    ToolOutputError,
     build_tools,
+    describe,
     error_output,
     tool_output,
     validation_summary,
@@ -162,7 +164,11 @@ class ConversationState:
         call = next((c for c in self.pending_calls if c.id == call_id), None)
         if call is None:
             raise InvalidInputError(f"no pending tool call has the id {call_id!r}")
-        self._messages.append(ChatMessage.tool(call.id, tool_output(output), name=call.name))
+        try:
+            text = tool_output(output)
+        except ToolOutputError as exc:
+            raise InvalidInputError(f"add_tool_result: {exc}") from exc
+        self._messages.append(ChatMessage.tool(call.id, text, name=call.name))
 
     def features(self) -> set[Feature]:
         return needed_features(self._messages, tools=bool(self.tools), options=self.options)
@@ -260,10 +266,13 @@ class ConversationState:
             return ToolRun(call, tool, output=error_output(f"invalid arguments: {exc}"), error=exc)
 
     def _finished(self, run: ToolRun, value: Any = None, error: BaseException | None = None) -> ToolRun:
-        if error is not None:
-            run.output, run.error = error_output(f"{type(error).__name__}: {error}"), error
-        else:
-            run.output = tool_output(value)
+        if error is None:
+            try:
+                run.output = tool_output(value)
+                return run
+            except ToolOutputError as exc:  # the tool's failure, as if it had raised
+                error = exc
+        run.output, run.error = error_output(f"{type(error).__name__}: {describe(error)}"), error
         return run
 
     def _settle(self, runs: list[ToolRun]) -> list[StreamEvent]:
@@ -279,10 +288,10 @@ class ConversationState:
                 if self.raise_tool_errors or self._failures[name] > self.tool_retries:
                     why = "failed" if self.raise_tool_errors else f"failed {self._failures[name]} times"
                     raise ToolExecutionError(
-                        f"tool {name!r} {why}: {run.error}", call=run.call, conversation=self
+                        f"tool {name!r} {why}: {describe(run.error)}", call=run.call, conversation=self
                     ) from run.error
             if run.error is not None:
-                failure = ToolExecutionError(f"tool {run.call.name!r}: {run.error}", call=run.call)
+                failure = ToolExecutionError(f"tool {run.call.name!r}: {describe(run.error)}", call=run.call)
             self._messages.append(ChatMessage.tool(run.call.id, run.output, name=run.call.name))
             events.append(
                 StreamEvent.model_construct(

@@ -65,6 +65,11 @@ class ToolArgumentsError(ValueError):
     """The arguments of a call do not fit the tool (the message is sent to the model)."""
 
 
+class ToolOutputError(ValueError):
+    """What a tool returned cannot be sent to the model (it cannot be serialised: a circular
+    structure, an object whose ``str()`` fails); the serialiser's exception is the ``__cause__``."""
+
+
 def tool_from_function(function: Callable[..., Any], *, name: str | None = None) -> Tool:
     """A :class:`Tool` from a plain or ``async def`` function: name, description (the
     docstring) and parameters (the signature's JSON schema, ``Annotated``/``Field`` descriptions
@@ -116,10 +121,25 @@ def build_tools(tools: Sequence[ToolLike] | None) -> dict[str, Tool]:
 
 def tool_output(value: Any) -> str:
     """What a tool returned, as the string sent back to the model: text as it is, anything else
-    as JSON (Pydantic models, dataclasses, dicts and lists through Pydantic's serializer)."""
+    as JSON (Pydantic models, dataclasses, dicts and lists through Pydantic's serializer).
+    Raises :class:`ToolOutputError` when it cannot be serialised."""
     if isinstance(value, str):
         return value
-    return pydantic_core.to_json(value, fallback=str).decode("utf-8")
+    try:
+        return pydantic_core.to_json(value, fallback=str).decode("utf-8")
+    except Exception as exc:  # the fallback runs the value's own __str__, which may raise anything
+        raise ToolOutputError(
+            f"the {type(value).__name__} it returned cannot be sent to the model: {describe(exc)}"
+        ) from exc
+
+
+def describe(error: BaseException) -> str:
+    """``error``'s text, or its type's name when its ``__str__`` fails (a tool's exception, or
+    what a tool returned, is the application's code and may be broken)."""
+    try:
+        return str(error)
+    except Exception:  # noqa: BLE001 - anything its __str__ raises
+        return f"<{type(error).__name__} whose text cannot be shown>"
 
 
 def error_output(message: str) -> str:
