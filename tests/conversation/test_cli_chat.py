@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -96,3 +97,58 @@ def test_bad_functions_and_nothing_to_continue(fake: FakeProvider, monkeypatch: 
     assert main(["chat", "-p", "fake", "--functions", str(tmp_path / "missing.py"), "hi"]) == 2
     assert main(["chat", "-p", "fake", "-c", "hi"]) == 2
     assert fake.requests == []
+
+
+@pytest.mark.parametrize(
+    ("source", "message"),
+    [
+        ("def broken(:\n    pass\n", r"error: --functions: .*bad\.py, line 1: invalid syntax"),
+        ("raise SystemExit(0)\n", r"error: --functions: .*bad\.py exits when imported \(exit code 0\)"),
+        ("import sys\nsys.exit('bye')\n", r"error: --functions: .*bad\.py exits when imported \(exit code 'bye'\)"),
+        ("raise KeyError('x')\n", r"error: --functions: importing .*bad\.py failed: KeyError: 'x'"),
+    ],
+    ids=["syntax error", "SystemExit(0)", "sys.exit(text)", "an exception"],
+)
+def test_a_functions_file_that_cannot_be_imported_is_one_line(
+    fake: FakeProvider, monkeypatch: Any, capsys: Any, tmp_path: Path, source: str, message: str
+) -> None:
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    bad = tmp_path / "bad.py"
+    bad.write_text(source, encoding="utf-8")
+    assert main(["chat", "-p", "fake", "--functions", str(bad), "hi"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert re.fullmatch(message + "\n", err), err
+    assert fake.requests == []
+
+
+@pytest.mark.parametrize(
+    ("state", "why"),
+    [
+        ("null", "a saved conversation is a JSON object, not null"),
+        ("[1]", "a saved conversation is a JSON object, not an array"),
+        ("[" * 100_000, "the document nests deeper than 200 levels"),
+        ('{"format": "llm-core.conversation/1", "messages": [], "options": {"messages": []}}', "options.messages"),
+    ],
+    ids=["null", "a list", "deep nesting", "options.messages"],
+)
+def test_c_with_a_tampered_state_file_is_one_line(
+    fake: FakeProvider, monkeypatch: Any, capsys: Any, state: str, why: str
+) -> None:
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    saved = cli_chat.state_file()
+    saved.parent.mkdir(parents=True)
+    saved.write_text(state, encoding="utf-8")
+    assert main(["chat", "-p", "fake", "-c", "hi"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: from_json: ") and why in err and err.count("\n") == 1, err
+    assert fake.requests == []
+
+
+def test_c_with_a_state_path_that_is_no_regular_file(fake: FakeProvider, monkeypatch: Any, capsys: Any) -> None:
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    saved = cli_chat.state_file()
+    saved.parent.mkdir(parents=True)
+    saved.symlink_to("/dev/zero")
+    assert main(["chat", "-p", "fake", "-c", "hi"]) == 2
+    assert capsys.readouterr().err == f"error: -c: {saved} is not a regular file\n"

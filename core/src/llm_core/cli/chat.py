@@ -16,9 +16,13 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, TextIO
 
+from llm_core.conversation.tools import describe
 from llm_core.errors import InvalidInputError, LLMError
+from llm_core.untrusted import read_regular_file
 
 EXIT_WORDS = frozenset({"exit", "quit", ":q"})
+#: Largest saved conversation ``-c`` reads (inline images and documents make one large).
+MAX_STATE_BYTES = 256 * 1024 * 1024
 
 
 def state_file() -> Path:
@@ -34,7 +38,14 @@ def load_functions(path: Path) -> list[Callable[..., Any]]:
     if spec is None or spec.loader is None:
         raise InvalidInputError(f"--functions: {path} is not a Python file")
     module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    try:
+        spec.loader.exec_module(module)
+    except SyntaxError as exc:
+        raise InvalidInputError(f"--functions: {path}, line {exc.lineno}: {exc.msg}") from exc
+    except SystemExit as exc:  # exit() at import: the file is a script, not a module of tools
+        raise InvalidInputError(f"--functions: {path} exits when imported (exit code {exc.code!r})") from exc
+    except Exception as exc:  # the user's module may raise anything at import
+        raise InvalidInputError(f"--functions: importing {path} failed: {type(exc).__name__}: {describe(exc)}") from exc
     found: list[Callable[..., Any]] = [
         value
         for name, value in vars(module).items()
@@ -53,9 +64,10 @@ def run(args: argparse.Namespace, provider: Any, options: dict[str, Any], lines:
     tools = load_functions(Path(args.functions)) if args.functions else []
     saved = state_file()
     if args.continue_:
-        if not saved.is_file():
+        if not saved.exists():
             raise InvalidInputError("-c: there is no earlier conversation to continue")
-        chat = Conversation.from_json(saved.read_text(encoding="utf-8"), provider=provider, tools=tools)
+        text = read_regular_file(saved, limit=MAX_STATE_BYTES, what="-c")
+        chat = Conversation.from_json(text, provider=provider, tools=tools)
     else:
         chat = provider.conversation(tools=tools, **options)
     prompts = [args.prompt] if args.prompt else _typed(lines, out)
