@@ -139,19 +139,19 @@ def _assistant_parts(message: ChatMessage) -> list[dict[str, Any]]:
     """The model turn: replayed exactly from saved Gemini parts when the message carries them
     (``metadata["gemini_parts"]``), else rebuilt from its text and tool calls."""
     replay = message.metadata.get("gemini_parts")
+    saved_signatures = message.metadata.get("thought_signatures") or []
+    if (replay and not isinstance(replay, list)) or not isinstance(saved_signatures, list):
+        # a saved conversation someone edited: say so instead of failing inside the loops below
+        raise InvalidInputError("saved gemini_parts and thought_signatures must be lists", provider=PROVIDER)
     if replay:
         return [replay_part(p) for p in replay]
     signatures = {
-        s["tool_call_id"]: s["signature"]
-        for s in message.metadata.get("thought_signatures", ())
+        s["tool_call_id"]: s.get("signature")
+        for s in saved_signatures
         if isinstance(s, Mapping) and s.get("tool_call_id")
     }
     text_signature = next(
-        (
-            s["signature"]
-            for s in message.metadata.get("thought_signatures", ())
-            if isinstance(s, Mapping) and s.get("kind") == "text"
-        ),
+        (s.get("signature") for s in saved_signatures if isinstance(s, Mapping) and s.get("kind") == "text"),
         None,
     )
     parts = [_content_part(p) for p in message.parts]
@@ -189,8 +189,10 @@ def replay_part(saved: Mapping[str, Any]) -> dict[str, Any]:
     return part
 
 
-def decode_signature(value: str) -> bytes:
+def decode_signature(value: object) -> bytes:
     """A thought signature kept as base64 text (standard or URL-safe) back to bytes."""
+    if not isinstance(value, str):
+        raise InvalidInputError("a saved thought signature is not base64 text", provider=PROVIDER)
     try:
         return base64.urlsafe_b64decode(value + "=" * (-len(value) % 4))
     except (binascii.Error, ValueError, TypeError) as exc:
