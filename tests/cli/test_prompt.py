@@ -247,3 +247,62 @@ def test_an_older_log_database_gains_the_cost_column(seen: Seen, capsys: pytest.
     old, new = logdb.recent()
     assert (old["prompt"], old["cost_usd"]) == ("old", None)
     assert new["prompt"] == "new"
+
+
+def test_the_log_stores_no_credential(
+    seen: Seen, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Credential query parameters of attachment URLs, credential-named options and headers, and
+    any key the process knows are replaced before the row is written."""
+    known = "known-key-" + "7" * 20
+    monkeypatch.setenv("SOMETHING_API_KEY", known)
+    code, _, err = run(
+        capsys,
+        "prompt",
+        f"hello {known}",
+        "-a",
+        "https://h.example/cat.png?size=2&key=query-secret-123&x=1",
+        "-a",
+        "https://user:pass-secret-123@h.example/dog.png",
+        "-o",
+        "extra_headers",
+        json.dumps(
+            {"x-goog-api-key": "header-secret-123", "Authorization": "Bearer bearer-secret-123", "X-Trace": "t"}
+        ),
+        "-o",
+        "api_key",
+        "option-secret-123",
+        "-o",
+        "base_url",
+        "https://proxy.example/v1?api_key=url-secret-123",
+        "-o",
+        "note",
+        f"my key is {known}",
+    )
+    assert code == 0, err
+    raw = logdb.logs_path().read_bytes()
+    secrets = ("query-secret", "pass-secret", "header-secret", "bearer-secret", "option-secret", "url-secret", known)
+    for secret in secrets:
+        assert secret.encode() not in raw, secret
+    [entry] = logdb.recent()
+    assert entry["attachments"] == ["https://h.example/cat.png?size=2&key=***&x=1", "https://***@h.example/dog.png"]
+    assert entry["options"]["extra_headers"] == {"x-goog-api-key": "***", "Authorization": "***", "X-Trace": "t"}
+    assert entry["options"]["api_key"] == "***"
+    assert entry["options"]["base_url"] == "https://proxy.example/v1?api_key=***"
+    assert entry["options"]["note"] == "my key is ***" and entry["prompt"] == "hello ***"
+
+
+def test_the_log_database_is_private(seen: Seen, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(capsys, "prompt", "hello")[0] == 0
+    assert logdb.logs_path().stat().st_mode & 0o777 == 0o600
+    logdb.logs_path().chmod(0o644)  # made by an older version
+    assert run(capsys, "logs", "-n", "1")[0] == 0
+    assert logdb.logs_path().stat().st_mode & 0o777 == 0o600
+
+
+def test_logs_query_wildcards_are_text(seen: Seen, capsys: pytest.CaptureFixture[str]) -> None:
+    for text in ("100% sure", "plain", "snake_case", "back\\slash"):
+        run(capsys, "prompt", text)
+    for query, found in (("%", ["100% sure"]), ("_", ["snake_case"]), ("\\", ["back\\slash"]), ("e_c", ["snake_case"])):
+        _, out, _ = run(capsys, "logs", "-q", query, "--json")
+        assert [e["prompt"] for e in json.loads(out)] == found, query

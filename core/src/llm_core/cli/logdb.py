@@ -1,8 +1,13 @@
 """The prompt log: every ``prompt``/``chat`` exchange in a SQLite database (standard ``sqlite3``).
 
-``logs.db`` lives in the user's config dir (``LLM_CORE_LOGS_DB`` names another file). Logging is
-on until ``llm-core logs off``, which leaves a ``logs-off`` marker file beside it; ``--no-log``
-skips one call. A conversation id groups exchanges, so ``-c`` / ``--cid`` can continue one.
+``logs.db`` lives in the user's config dir (``LLM_CORE_LOGS_DB`` names another file), readable by
+its owner only (0600). Logging is on until ``llm-core logs off``, which leaves a ``logs-off``
+marker file beside it; ``--no-log`` skips one call. A conversation id groups exchanges, so ``-c``
+/ ``--cid`` can continue one.
+
+No key is stored: credential query parameters of attachment URLs, credential-named options and
+headers (``-o extra_headers '{"x-goog-api-key": ...}'``) and every key the process knows are
+replaced by ``***`` before a row is written (the rules of :mod:`llm_core.redaction`).
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from llm_core.keystore import config_dir
+from llm_core.redaction import REDACTED, is_credential_name, known_values, redact_text, redact_url
 
 LOGS_ENV = "LLM_CORE_LOGS_DB"
 
@@ -77,12 +83,24 @@ def set_logging(enabled: bool) -> None:
 def _connect() -> Iterator[sqlite3.Connection]:
     path = logs_path()
     path.parent.mkdir(parents=True, exist_ok=True)
+    _private(path)
     with closing(sqlite3.connect(path)) as connection:
         connection.row_factory = sqlite3.Row
         connection.executescript(_SCHEMA)
         _add_new_columns(connection)
         with connection:  # one transaction, committed on success
             yield connection
+
+
+def _private(path: Path) -> None:
+    """Create the database file 0600 before SQLite opens it (SQLite would create it 0644 under
+    the usual umask; its journal takes the database's mode), and take group and other access
+    away from one an older version created."""
+    try:
+        os.close(os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600))
+    except FileExistsError:
+        if path.is_file() and path.stat().st_mode & 0o077:
+            os.chmod(path, 0o600)
 
 
 def _add_new_columns(connection: sqlite3.Connection) -> None:
@@ -99,7 +117,7 @@ def new_conversation_id() -> str:
 def record(entry: dict[str, Any]) -> int:
     """Store one exchange (keys: the table's columns but ``id``/``datetime_utc``); its row id.
     ``cost_usd`` is stored as exact decimal text (``None``: unknown)."""
-    row = dict(entry)
+    row = _redacted(entry)
     if row.get("cost_usd") is not None:
         row["cost_usd"] = str(row["cost_usd"])
     row.setdefault("datetime_utc", datetime.now(UTC).isoformat(timespec="seconds"))
@@ -111,6 +129,30 @@ def record(entry: dict[str, Any]) -> int:
     with _connect() as db:
         cursor = db.execute(f"INSERT INTO responses ({names}) VALUES ({marks})", row)  # noqa: S608 - our own column names
         return int(cursor.lastrowid or 0)
+
+
+def _redacted(entry: dict[str, Any]) -> dict[str, Any]:
+    """``entry`` without credentials: URLs (attachments, ``base_url``) as
+    :func:`~llm_core.redaction.redact_url` shows them, credential-named options and headers (at
+    any depth) as ``***``, known keys removed from every text."""
+    values = known_values()
+    return {key: _clean(value, values) for key, value in entry.items()}
+
+
+def _clean(value: Any, values: tuple[str, ...], depth: int = 0) -> Any:
+    if isinstance(value, str):
+        is_url = "://" in value and not any(c.isspace() for c in value)
+        return redact_url(value, values) if is_url else redact_text(value, values)
+    if depth > 32:  # options come from the command line: nothing real nests this deep
+        return REDACTED
+    if isinstance(value, dict):
+        return {
+            key: REDACTED if is_credential_name(key) and item is not None else _clean(item, values, depth + 1)
+            for key, item in value.items()
+        }
+    if isinstance(value, list | tuple):
+        return [_clean(item, values, depth + 1) for item in value]
+    return value
 
 
 def _rows(cursor: sqlite3.Cursor) -> list[dict[str, Any]]:
@@ -130,9 +172,10 @@ def recent(count: int | None = 3, *, query: str | None = None, conversation: str
     if not logs_path().is_file():
         return []
     where, params = [], []
-    if query:
-        where.append("(prompt LIKE ? OR response LIKE ? OR system LIKE ?)")
-        params += [f"%{query}%"] * 3
+    if query:  # the text itself: % and _ in it are no wildcards
+        escaped = query.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        where.append("(prompt LIKE ? ESCAPE '\\' OR response LIKE ? ESCAPE '\\' OR system LIKE ? ESCAPE '\\')")
+        params += [f"%{escaped}%"] * 3
     if conversation:
         where.append("conversation_id = ?")
         params.append(conversation)
