@@ -106,3 +106,17 @@ def test_keyring_holds_the_value_when_it_has_a_backend(monkeypatch: pytest.Monke
         assert keystore.remove_key("app") and backend.values == {}
     finally:
         keyring.set_keyring(previous)
+
+
+def test_the_key_store_never_writes_through_a_planted_link(tmp_path: Path) -> None:
+    """A symlink (or file) waiting where an older version put its temporary file is left alone;
+    the key goes to keys.json only, 0600."""
+    path = keystore.keys_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    victim = tmp_path / "victim.txt"
+    victim.write_text("untouched")
+    path.with_suffix(".tmp").symlink_to(victim)
+    keystore.set_key("app", "planted-link-secret")
+    assert victim.read_text() == "untouched"
+    assert path.stat().st_mode & 0o777 == 0o600 and "planted-link-secret" in path.read_text()
+    assert [p.name for p in path.parent.iterdir() if p.name.endswith(".tmp")] == ["keys.tmp"]

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from llm_core.errors import ConfigurationError
+from llm_core.untrusted import write_private_file
 
 KEYRING_SERVICE = "llm-core"
 KEYRING_ENV = "LLM_CORE_KEYRING"
@@ -61,15 +62,9 @@ def _read() -> dict[str, Any]:
 
 
 def _write(data: dict[str, Any]) -> None:
-    path = keys_path()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    # Created 0600 from the start (never world-readable, not even briefly), then replaced atomically.
-    temporary = path.with_suffix(".tmp")
-    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-        json.dump(data, handle, indent=2, sort_keys=True)
-    os.chmod(temporary, 0o600)
-    os.replace(temporary, path)
+    # 0600 from the start (never world-readable, not even briefly), through a fresh temporary file
+    # that is never a link someone planted, then replaced atomically.
+    write_private_file(keys_path(), json.dumps(data, indent=2, sort_keys=True))
 
 
 def stored_names() -> list[str]:

@@ -1,16 +1,18 @@
-"""Reading input that someone else may have written: files and JSON documents.
+"""Files and JSON documents that someone else may have written.
 
 A path may name a FIFO (opening it waits for a writer), a device (``/dev/zero`` never ends) or a
 huge sparse file; a JSON document may nest deeper than the parser's recursion limit, or than code
 walking it recursively can go. These functions read only regular files, never more than a limit,
 and refuse deep nesting, each with one :class:`~llm_core.errors.InvalidInputError` that names what
-is wrong.
+is wrong. :func:`write_private_file` writes a file only its owner can read without following a
+link planted where its temporary file goes.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import secrets
 import stat
 from pathlib import Path
 from typing import Any
@@ -66,3 +68,20 @@ def load_json(text: str | bytes, *, what: str, limit: int = MAX_NESTING) -> Any:
         raise InvalidInputError(f"{what} nests deeper than {limit} levels") from None
     check_nesting(value, what=what, limit=limit)
     return value
+
+
+def write_private_file(path: Path, text: str) -> None:
+    """Replace ``path`` atomically with ``text``, mode 0600 from the start. The temporary file
+    beside it gets a fresh name and is created with ``O_EXCL | O_NOFOLLOW``: a file or a symlink
+    planted there is never written through."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.{secrets.token_hex(8)}.tmp")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    descriptor = os.open(temporary, flags, 0o600)
+    try:
+        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
