@@ -306,3 +306,34 @@ def test_logs_query_wildcards_are_text(seen: Seen, capsys: pytest.CaptureFixture
     for query, found in (("%", ["100% sure"]), ("_", ["snake_case"]), ("\\", ["back\\slash"]), ("e_c", ["snake_case"])):
         _, out, _ = run(capsys, "logs", "-q", query, "--json")
         assert [e["prompt"] for e in json.loads(out)] == found, query
+
+
+def test_an_attachment_over_the_limit_is_refused_before_it_is_read(
+    seen: Seen, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A 1.5 GB sparse file: its size is checked first, so memory stays far below it."""
+    import resource
+    import tracemalloc
+
+    big = tmp_path / "huge.png"
+    with open(big, "wb") as handle:
+        handle.truncate(1536 * 1024 * 1024)
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    tracemalloc.start()
+    try:
+        code, _, err = run(capsys, "prompt", "look", "-a", str(big), "--no-log")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert code == 2 and err == f"error: -a: {big} is 1,610,612,736 bytes; the limit is 33,554,432\n"
+    assert peak < 4 * 1024 * 1024 and resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 64 * 1024
+    assert seen.calls == []
+
+
+def test_an_attachment_that_is_no_regular_file_is_refused(
+    seen: Seen, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    link = tmp_path / "zero.png"
+    link.symlink_to("/dev/zero")
+    code, _, err = run(capsys, "prompt", "look", "-a", str(link), "--no-log")
+    assert code == 2 and err == f"error: -a: {link} is not a regular file\n"

@@ -18,6 +18,11 @@ from urllib.parse import urlsplit
 
 from llm_core.errors import InvalidInputError
 from llm_core.features import Feature
+from llm_core.untrusted import read_regular_file
+
+#: Largest file ``-a`` reads: no provider takes more inline (OpenAI's documents: 32 MiB); the
+#: chosen provider's own, often lower, limit is checked before the call is sent.
+MAX_ATTACHMENT_BYTES = 32 * 1024 * 1024
 
 
 def add_call_options(parser: argparse.ArgumentParser) -> None:
@@ -79,9 +84,9 @@ def attachment(source: str) -> Any:
             else DocumentPart(url=source, mime_type=mime)
         )
     path = Path(source)
-    if not path.is_file():
+    if not path.exists():
         raise FileNotFoundError(f"-a {source}: no such file")
-    data = path.read_bytes()
+    data = read_regular_file(path, limit=MAX_ATTACHMENT_BYTES, what="-a")
     if mime.startswith("image/"):
         return ImagePart(data=data, mime_type=mime)
     return DocumentPart(data=data, mime_type=mime, name=path.name)
