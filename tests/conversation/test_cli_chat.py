@@ -152,3 +152,14 @@ def test_c_with_a_state_path_that_is_no_regular_file(fake: FakeProvider, monkeyp
     saved.symlink_to("/dev/zero")
     assert main(["chat", "-p", "fake", "-c", "hi"]) == 2
     assert capsys.readouterr().err == f"error: -c: {saved} is not a regular file\n"
+
+
+def test_the_saved_conversation_is_private_and_holds_no_key(
+    fake: FakeProvider, monkeypatch: Any, capsys: Any
+) -> None:
+    fake.script(FakeReply(content="Hi."))
+    header = json.dumps({"x-goog-api-key": "header-secret-123"})
+    run_cli(monkeypatch, capsys, ["chat", "-p", "fake", "-o", "extra_headers", header], "hello\n")
+    saved = cli_chat.state_file()
+    assert saved.stat().st_mode & 0o777 == 0o600
+    assert "header-secret" not in saved.read_text() and "Hi." in saved.read_text()

@@ -115,3 +115,21 @@ def test_gemini_replay_data_of_the_wrong_type_is_refused_before_sending(metadata
     assert messages[-2].tool_calls == [ToolCall(id="c1", name="f", arguments={})]
     with pytest.raises(InvalidInputError, match=r"\[gemini\] (saved gemini_parts|a saved thought signature)"):
         map_contents([*messages, ChatMessage.user("go on")])
+
+
+def test_to_json_leaves_credentials_out() -> None:
+    chat = FakeProvider().conversation(
+        temperature=0.1,
+        api_key="option-secret-123",
+        extra_headers={"x-goog-api-key": "header-secret-123", "Authorization": "Bearer x", "X-Trace": "t"},
+    )
+    saved = chat.to_json()
+    assert "secret" not in saved and "Bearer" not in saved
+    assert json.loads(saved)["options"] == {"temperature": 0.1, "extra_headers": {"X-Trace": "t"}}
+
+
+def test_an_option_that_holds_itself_cannot_be_saved() -> None:
+    loop: dict[str, Any] = {}
+    loop["self"] = loop
+    with pytest.raises(InvalidInputError, match="a call option cannot be saved as JSON"):
+        FakeProvider().conversation(metadata=loop).to_json()

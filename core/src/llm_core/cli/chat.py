@@ -2,7 +2,8 @@
 ``--functions FILE.py`` to give the model the functions of a Python file as tools.
 
 The last conversation is kept as JSON in ``$XDG_STATE_HOME/llm-core/last-conversation.json``
-(default ``~/.local/state``); it holds the history with replay data, never a key.
+(default ``~/.local/state``), readable by its owner only; it holds the history with replay
+data, never a key (credential-named options are left out).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import Any, TextIO
 
 from llm_core.conversation.tools import describe
 from llm_core.errors import InvalidInputError, LLMError
-from llm_core.untrusted import read_regular_file
+from llm_core.untrusted import read_regular_file, write_private_file
 
 EXIT_WORDS = frozenset({"exit", "quit", ":q"})
 #: Largest saved conversation ``-c`` reads (inline images and documents make one large).
@@ -83,8 +84,7 @@ def run(args: argparse.Namespace, provider: Any, options: dict[str, Any], lines:
             for call in step.tool_calls or ():
                 print(f"[tool] {call.name}({', '.join(f'{k}={v!r}' for k, v in call.arguments.items())})", file=out)
         print(response.content, file=out, flush=True)
-        saved.parent.mkdir(parents=True, exist_ok=True)
-        saved.write_text(chat.to_json(), encoding="utf-8")
+        write_private_file(saved, chat.to_json())
     return 0
 
 

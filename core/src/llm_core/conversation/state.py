@@ -35,6 +35,7 @@ from llm_core.conversation.tools import (
 from llm_core.errors import InvalidInputError, InvalidResponseError
 from llm_core.features import Feature
 from llm_core.messages import ChatMessage, Role
+from llm_core.redaction import is_credential_name
 from llm_core.responses import CompletionResponse, Usage
 from llm_core.routing.fallback import ANSWERED_BY
 from llm_core.streaming import StreamEvent, StreamEventType
@@ -306,10 +307,11 @@ class ConversationState:
 
     def to_json(self) -> str:
         """The conversation as JSON (history with replay data, usage, settings); tools are
-        functions and are given again to :meth:`from_json`."""
+        functions and are given again to :meth:`from_json`, and so are credentials: options and
+        headers named like one (``api_key``, ``x-goog-api-key``, ``authorization``, ...) are left out."""
         try:
-            options = json.loads(json.dumps(self.options))
-        except TypeError as exc:
+            options = _without_credentials(json.loads(json.dumps(self.options)))
+        except (TypeError, ValueError, RecursionError) as exc:
             raise InvalidInputError(f"a call option cannot be saved as JSON: {exc}") from None
         return json.dumps(
             {
@@ -324,6 +326,15 @@ class ConversationState:
             },
             ensure_ascii=False,
         )
+
+
+def _without_credentials(value: Any) -> Any:
+    """``value`` (JSON) without the entries whose name is a credential's, at any depth."""
+    if isinstance(value, dict):
+        return {k: _without_credentials(v) for k, v in value.items() if not is_credential_name(k)}
+    if isinstance(value, list):
+        return [_without_credentials(item) for item in value]
+    return value
 
 
 #: What a saved conversation holds beside its call options: constructor parameters, which the
