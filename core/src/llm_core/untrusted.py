@@ -22,6 +22,8 @@ from llm_core.errors import InvalidInputError
 #: Deepest nesting of arrays and objects accepted by :func:`load_json` by default. What llm-core
 #: writes (saved conversations with replay data, cassettes, schemas) stays under 30 levels.
 MAX_NESTING = 200
+#: Default limit of :func:`read_text_file`: a schema, a file of questions or of texts to embed.
+MAX_TEXT_BYTES = 32 * 1024 * 1024
 
 
 def read_regular_file(path: str | Path, *, limit: int, what: str) -> bytes:
@@ -44,6 +46,14 @@ def read_regular_file(path: str | Path, *, limit: int, what: str) -> bytes:
     if len(data) > limit:
         raise InvalidInputError(f"{what}: {path} is larger than {limit:,} bytes")
     return data
+
+
+def read_text_file(path: str | Path, *, what: str, limit: int = MAX_TEXT_BYTES) -> str:
+    """:func:`read_regular_file` as UTF-8 text (bytes that are not are refused)."""
+    try:
+        return read_regular_file(path, limit=limit, what=what).decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InvalidInputError(f"{what}: {path} is not UTF-8 text (byte {exc.start})") from None
 
 
 def check_nesting(value: Any, *, what: str, limit: int = MAX_NESTING) -> None:

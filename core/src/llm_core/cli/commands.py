@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 import argparse
-import json
 import tomllib
 from pathlib import Path
 from typing import Any
 
 from llm_core.cli.options import choose_provider
 from llm_core.cli.output import Progress, emit_json, note, table
-from llm_core.errors import ConfigurationError, LLMError
+from llm_core.errors import ConfigurationError, InvalidInputError, LLMError
 from llm_core.features import Feature, parse_features
 from llm_core.registry import get_registry
 from llm_core.specs import ProviderSpec
+from llm_core.untrusted import load_json, read_text_file
 
 _MIME_SUFFIX = {"image/png": ".png", "image/jpeg": ".jpg", "image/webp": ".webp", "image/gif": ".gif"}
 
@@ -143,7 +143,7 @@ def _read_prompt(value: str) -> str:
 
 
 def cmd_json(args: argparse.Namespace) -> int:
-    schema = json.loads(args.schema.read_text(encoding="utf-8")) if args.schema else None
+    schema = _json_file(args.schema, "--schema") if args.schema else None
     provider = _provider(args, Feature.JSON_MODE)
     result = provider.generate_json(_read_prompt(args.prompt), schema)
     emit_json(result if not args.json else {"provider": provider.identifier, "result": result})
@@ -168,7 +168,8 @@ def cmd_image(args: argparse.Namespace) -> int:
 def cmd_embed(args: argparse.Namespace) -> int:
     texts = list(args.texts)
     if args.file:
-        texts += [line.strip() for line in args.file.read_text(encoding="utf-8").splitlines() if line.strip()]
+        lines = read_text_file(args.file, what="--file").splitlines()
+        texts += [line.strip() for line in lines if line.strip()]
     if not texts:
         raise ValueError("give texts as arguments or --file")
     provider = _provider(args, Feature.EMBEDDINGS)
@@ -192,9 +193,21 @@ def cmd_embed(args: argparse.Namespace) -> int:
     return 0
 
 
+def _json_file(path: Path, what: str) -> Any:
+    """A JSON file given on the command line: bounded, regular files only, nesting bounded."""
+    try:
+        return load_json(read_text_file(path, what=what), what=f"{what}: {path}")
+    except InvalidInputError:
+        raise
+    except ValueError as exc:
+        raise InvalidInputError(f"{what}: {path} is not valid JSON: {exc}") from None
+
+
 def _load_questions(path: Path) -> list[Any]:
-    text = path.read_text(encoding="utf-8")
-    data: Any = tomllib.loads(text) if path.suffix == ".toml" else json.loads(text)
+    if path.suffix != ".toml":
+        data: Any = _json_file(path, "--questions")
+    else:
+        data = tomllib.loads(read_text_file(path, what="--questions"))
     questions = data.get("questions") if isinstance(data, dict) else data
     if not isinstance(questions, list):
         raise ValueError(f"{path}: expected a list of questions (or a 'questions' list)")

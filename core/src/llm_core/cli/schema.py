@@ -8,12 +8,12 @@ biography``. Each field is ``NAME [TYPE][: description]`` with TYPE one of ``str
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any
 
 from llm_core.errors import InvalidInputError
+from llm_core.untrusted import load_json, read_text_file
 
 _TYPES = {"str": "string", "int": "integer", "float": "number", "bool": "boolean"}
 _FIELD = re.compile(r"^(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?:\s+(?P<type>[a-z]+))?\s*(?::\s*(?P<desc>.*))?$")
@@ -51,9 +51,9 @@ def load_schema(value: str, *, multi: bool = False) -> dict[str, Any]:
     if stripped.startswith("{"):
         schema = _parse_json(stripped, "--schema")
     elif path.suffix == ".json" or path.is_file():
-        if not path.is_file():
+        if not path.exists():
             raise FileNotFoundError(f"--schema: no such file {value}")
-        schema = _parse_json(path.read_text(encoding="utf-8"), str(path))
+        schema = _parse_json(read_text_file(path, what="--schema"), str(path))
     else:
         schema = concise_schema(value)
     if multi:
@@ -63,7 +63,9 @@ def load_schema(value: str, *, multi: bool = False) -> dict[str, Any]:
 
 def _parse_json(text: str, where: str) -> dict[str, Any]:
     try:
-        schema = json.loads(text)
+        schema = load_json(text, what=where)
+    except InvalidInputError:
+        raise
     except ValueError as exc:
         raise InvalidInputError(f"{where}: not valid JSON: {exc}") from None
     if not isinstance(schema, dict):
