@@ -17,12 +17,12 @@ from pydantic import BaseModel
 
 from llm_core.conversation import observing
 from llm_core.conversation.history import UserInput, streamed_response, user_turn
+from llm_core.conversation.saved import saved_settings
 from llm_core.conversation.state import (
     ConversationResponse,
     ConversationState,
     ToolRun,
     as_decision,
-    saved_settings,
     tool_call_event,
 )
 from llm_core.errors import InvalidInputError, LLMError

@@ -21,6 +21,7 @@ from llm_core.conversation.history import (
     unanswered_calls,
     user_turn,
 )
+from llm_core.conversation.saved import SAVE_FORMAT, without_credentials
 from llm_core.conversation.tools import (
     Tool,
     ToolArgumentsError,
@@ -35,16 +36,12 @@ from llm_core.conversation.tools import (
 from llm_core.errors import InvalidInputError, InvalidResponseError
 from llm_core.features import Feature
 from llm_core.messages import ChatMessage, Role
-from llm_core.redaction import is_credential_name
 from llm_core.responses import CompletionResponse, Usage
-from llm_core.routing.fallback import ANSWERED_BY
 from llm_core.streaming import StreamEvent, StreamEventType
 from llm_core.tools import ToolCall, ToolSpec
-from llm_core.untrusted import check_nesting, load_json
 
 #: The name of the tool that carries a structured answer (``send(..., output=Model)``).
 OUTPUT_TOOL = "final_result"
-SAVE_FORMAT = "llm-core.conversation/1"
 
 
 class ConversationResponse(CompletionResponse):
@@ -310,7 +307,7 @@ class ConversationState:
         functions and are given again to :meth:`from_json`, and so are credentials: options and
         headers named like one (``api_key``, ``x-goog-api-key``, ``authorization``, ...) are left out."""
         try:
-            options = _without_credentials(json.loads(json.dumps(self.options)))
+            options = without_credentials(json.loads(json.dumps(self.options)))
         except (TypeError, ValueError, RecursionError) as exc:
             raise InvalidInputError(f"a call option cannot be saved as JSON: {exc}") from None
         return json.dumps(
@@ -326,97 +323,6 @@ class ConversationState:
             },
             ensure_ascii=False,
         )
-
-
-def _without_credentials(value: Any) -> Any:
-    """``value`` (JSON) without the entries whose name is a credential's, at any depth."""
-    if isinstance(value, dict):
-        return {k: _without_credentials(v) for k, v in value.items() if not is_credential_name(k)}
-    if isinstance(value, list):
-        return [_without_credentials(item) for item in value]
-    return value
-
-
-#: What a saved conversation holds beside its call options: constructor parameters, which the
-#: saved ``options`` must not name (``options.messages`` would replace the history).
-_NOT_OPTIONS = frozenset(
-    {"system", "tools", "model", "max_steps", "tool_retries", "raise_tool_errors", "before_tool_call"}
-    | {"messages", "usage", "tool_choice", "backend"}
-)
-
-
-def saved_settings(data: str | bytes | Mapping[str, Any]) -> dict[str, Any]:
-    """The constructor arguments of a saved conversation (see :meth:`ConversationState.to_json`).
-    Anything that is not such a document raises :class:`InvalidInputError` naming what is wrong."""
-    if isinstance(data, str | bytes):
-        try:
-            saved = load_json(data, what="from_json: the document")
-        except InvalidInputError:
-            raise
-        except ValueError as exc:
-            raise InvalidInputError(f"from_json: not JSON ({exc})") from None
-    elif isinstance(data, Mapping):
-        saved = dict(data)
-        check_nesting(saved, what="from_json: the document")
-    else:
-        raise InvalidInputError(f"from_json takes JSON text or a mapping, not {type(data).__name__}")
-    if not isinstance(saved, dict):
-        raise InvalidInputError(f"from_json: a saved conversation is a JSON object, not {_kind(saved)}")
-    if saved.get("format") != SAVE_FORMAT:
-        raise InvalidInputError(f"from_json: not a saved conversation (format {saved.get('format')!r})")
-    for name in ("system", "model"):
-        if saved.get(name) is not None and not isinstance(saved[name], str):
-            raise InvalidInputError(f"from_json: {name} must be a string or null, not {_kind(saved[name])}")
-    max_steps = saved.get("max_steps", 10)
-    if type(max_steps) is not int or max_steps < 1:
-        raise InvalidInputError(f"from_json: max_steps must be a positive integer, not {max_steps!r}")
-    options = saved.get("options")
-    if options is None:
-        options = {}
-    if not isinstance(options, dict):
-        raise InvalidInputError(f"from_json: options must be an object, not {_kind(options)}")
-    named = sorted(set(options) & _NOT_OPTIONS)
-    if named:
-        raise InvalidInputError(f"from_json: options.{named[0]} is not a call option (it is refused, not applied)")
-    if not isinstance(saved.get("messages"), list):
-        raise InvalidInputError(f"from_json: messages must be a list, not {_kind(saved.get('messages'))}")
-    messages = [_saved_message(index, item) for index, item in enumerate(saved["messages"])]
-    usage = saved.get("usage")
-    if usage is not None and not isinstance(usage, dict):
-        raise InvalidInputError(f"from_json: usage must be an object, not {_kind(usage)}")
-    try:
-        total = Usage.model_validate(usage or {})
-    except ValidationError as exc:
-        raise InvalidInputError(f"from_json: usage: {validation_summary(exc)}") from None
-    return {
-        "system": saved.get("system"),
-        "model": saved.get("model"),
-        "max_steps": max_steps,
-        "messages": messages,
-        "usage": total,
-        **options,
-    }
-
-
-def _saved_message(index: int, item: Any) -> ChatMessage:
-    if not isinstance(item, dict):
-        raise InvalidInputError(f"from_json: messages[{index}] must be an object, not {_kind(item)}")
-    try:
-        message = ChatMessage.model_validate(item)
-    except ValidationError as exc:
-        raise InvalidInputError(f"from_json: messages[{index}]: {validation_summary(exc)}") from None
-    answered = message.metadata.get(ANSWERED_BY)
-    if answered is not None and not isinstance(answered, str):
-        raise InvalidInputError(f"from_json: messages[{index}].metadata.{ANSWERED_BY} must be a string")
-    return message
-
-
-def _kind(value: Any) -> str:
-    """The JSON name of ``value``'s type, for messages."""
-    if value is None:
-        return "null"
-    names = {bool: "a boolean", int: "a number", float: "a number", str: "a string", list: "an array"}
-    return names.get(type(value), "an object" if isinstance(value, dict) else type(value).__name__)
 
 
 def output_spec(output: type[BaseModel]) -> ToolSpec:
