@@ -57,6 +57,7 @@ TEXT_FEATURES = frozenset(
         Feature.THINKING,
         Feature.DECISION,
         Feature.BATCH,  # batch mode: batches.create
+        Feature.TOKEN_COUNTING,  # models.count_tokens (countTokens), listed for every generateContent model
     }
 )
 IMAGE_MODEL_FEATURES = frozenset(
@@ -66,6 +67,7 @@ IMAGE_MODEL_FEATURES = frozenset(
         Feature.COMPLETION,
         Feature.STREAMING,
         Feature.VISION,
+        Feature.TOKEN_COUNTING,  # generateContent models: countTokens counts the chat turns they are sent
     }
 )
 
@@ -112,6 +114,9 @@ MODELS: tuple[ModelInfo, ...] = (
     ),
 )
 
+# Not counted: Imagen models (served by Vertex AI's predict endpoint, which has no countTokens) and
+# the embedding models (the service counts their text with countTokens too, but count_tokens
+# counts a chat request, with roles, that an embedding model is never sent).
 PROVIDER_FEATURES = frozenset().union(*(m.features for m in MODELS))
 
 

@@ -41,7 +41,7 @@ from llm_core.operation import Cost, call
 from llm_core.operations import Operations
 from llm_core.redaction import protect_loggers
 from llm_core.requests import ChatRequest, DecisionRequest, EmbeddingRequest, ImageRequest, build
-from llm_core.responses import EmbeddingResponse, ImageResponse
+from llm_core.responses import EmbeddingResponse, ImageResponse, TokenCount
 from llm_core.transport import (
     ClosingStream,
     Limits,
@@ -231,6 +231,19 @@ class GeminiProvider(
 
     def new_stream_parser(self, request: ChatRequest) -> GeminiStreamParser:
         return GeminiStreamParser(request)
+
+    # -- token counting -----------------------------------------------------------------------
+
+    map_count_tokens_request = staticmethod(request_mapper.map_count_tokens_request)
+
+    def _send_count_tokens(self, payload: dict[str, Any]) -> types.CountTokensResponse:
+        return self.client.models.count_tokens(**payload)
+
+    def _asend_count_tokens(self, payload: dict[str, Any]) -> Awaitable[types.CountTokensResponse]:
+        return self.client.aio.models.count_tokens(**payload)  # the SDK's coroutine: the core awaits it
+
+    def parse_count_tokens(self, raw: types.CountTokensResponse, request: ChatRequest) -> TokenCount:
+        return response_parser.parse_count_tokens(raw, request)
 
     # -- embeddings ---------------------------------------------------------------------------
 

@@ -113,6 +113,41 @@ def map_chat_request(request: ChatRequest) -> dict[str, Any]:
     return payload
 
 
+#: What the caller asked for, by the ``generate_content`` config key it became (for messages).
+_CONFIG_ORIGIN = {
+    "system_instruction": "system",
+    "tools": "tools",
+    "tool_config": "tool_choice",
+    "thinking_config": "thinking",
+    "max_output_tokens": "max_tokens",
+    "stop_sequences": "stop",
+    "response_mime_type": "a JSON answer",
+    "response_json_schema": "a JSON answer",
+}
+
+
+def map_count_tokens_request(request: ChatRequest) -> dict[str, Any]:
+    """``count_tokens`` arguments: the ``model`` and ``contents`` of the chat request.
+
+    On the Gemini Developer API the SDK sends nothing but the contents: it raises for
+    ``CountTokensConfig.system_instruction``, ``tools`` and ``generation_config`` outside Vertex AI.
+    A request that needs any of them (a system text, tools, thinking, sampling or output settings)
+    would be counted without them, so it is refused here, before anything is sent, naming what to
+    leave out.
+    """
+    payload = map_chat_request(request)
+    config = payload.pop("config", {})
+    if config:
+        given = sorted({_CONFIG_ORIGIN.get(key, key) for key in config})
+        raise InvalidInputError(
+            f"Gemini counts only the messages: {', '.join(given)} cannot be counted on the Gemini Developer API "
+            "(system instructions, tools and generation settings in countTokens are Vertex AI only); leave "
+            f"{'it' if len(given) == 1 else 'them'} out",
+            provider=PROVIDER,
+        )
+    return payload
+
+
 def response_json_schema(schema: Any) -> dict[str, Any] | None:
     """The JSON schema for ``response_json_schema``: a Pydantic model's schema, a dict, or none."""
     if schema is None:

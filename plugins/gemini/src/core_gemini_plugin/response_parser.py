@@ -26,6 +26,7 @@ from llm_core.responses import (
     CompletionResponse,
     EmbeddingResponse,
     ImageResponse,
+    TokenCount,
     Usage,
 )
 from llm_core.streaming import StreamMetadata
@@ -297,6 +298,30 @@ def assistant_message(response: CompletionResponse | StreamMetadata, text: str |
         content, calls, source = text or "", response.tool_calls, response.extra
     metadata = {k: source[k] for k in ("gemini_parts", "thought_signatures") if k in source}
     return ChatMessage(role=Role.ASSISTANT, content=content, tool_calls=calls or None, metadata=metadata)
+
+
+# -- token counting --------------------------------------------------------------------------
+
+
+def parse_count_tokens(raw: types.CountTokensResponse, request: ChatRequest) -> TokenCount:
+    """``totalTokens`` (and ``cachedContentTokenCount``) of a ``countTokens`` answer.
+
+    The SDK leaves a missing count as ``None``; that is no answer, never a count of 0.
+    """
+    total, cached = raw.total_tokens, raw.cached_content_token_count
+    if not _is_count(total):
+        raise InvalidResponseError(
+            f"Gemini's countTokens answer has no valid totalTokens (got {total!r})", provider=PROVIDER
+        )
+    if cached is not None and not _is_count(cached):
+        raise InvalidResponseError(
+            f"Gemini's countTokens answer has an invalid cachedContentTokenCount ({cached!r})", provider=PROVIDER
+        )
+    return TokenCount(input_tokens=total, model=request.model, provider=PROVIDER, cached_tokens=cached)
+
+
+def _is_count(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
 # -- embeddings ------------------------------------------------------------------------------

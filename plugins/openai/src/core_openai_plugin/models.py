@@ -56,6 +56,7 @@ TEXT = frozenset(
         Feature.JSON_MODE,
         Feature.DECISION,
         Feature.BATCH,  # the Batch API's /v1/responses
+        Feature.TOKEN_COUNTING,  # POST /v1/responses/input_tokens counts a Responses request
     }
 )
 #: Chat models that also read images and PDFs.
@@ -107,6 +108,8 @@ CHAT_MODELS: tuple[ModelInfo, ...] = (
     _chat("gpt-4o-mini", f"GPT-4o mini: non-reasoning ({_SHUTDOWN_2027_01})"),
 )
 
+# Embedding and image models do not count tokens: /v1/responses/input_tokens counts the input of
+# a Responses API request, and neither kind of model is served by the Responses API.
 EMBEDDING_MODELS: tuple[ModelInfo, ...] = (
     ModelInfo(
         DEFAULT_EMBEDDING_MODEL,

@@ -31,7 +31,7 @@ from llm_core.decisions import DecisionResponse
 from llm_core.errors import LLMError
 from llm_core.redaction import protect_loggers
 from llm_core.requests import ChatRequest, DecisionRequest, EmbeddingRequest, ImageRequest
-from llm_core.responses import EmbeddingResponse, ImageResponse
+from llm_core.responses import EmbeddingResponse, ImageResponse, TokenCount
 from llm_core.transport import (
     Limits,
     TransportSettings,
@@ -203,6 +203,20 @@ class OpenAIProvider(
 
     def new_stream_parser(self, request: ChatRequest) -> ResponsesStreamParser:
         return ResponsesStreamParser(request)
+
+    # -- token counting ----------------------------------------------------------------------
+
+    def map_count_tokens_request(self, request: ChatRequest) -> dict[str, Any]:
+        return request_mapper.map_count_tokens(self.map_chat_request(request))
+
+    def _send_count_tokens(self, payload: dict[str, Any]) -> Any:
+        return self.client.responses.input_tokens.count(**payload)
+
+    def _asend_count_tokens(self, payload: dict[str, Any]) -> Awaitable[Any]:
+        counted: Awaitable[Any] = self.async_client.responses.input_tokens.count(**payload)
+        return counted  # the SDK's coroutine: the core awaits it
+
+    parse_count_tokens = staticmethod(response_parser.parse_input_tokens)
 
     # -- models ------------------------------------------------------------------------------
 

@@ -126,6 +126,33 @@ def map_chat(request: ChatRequest, model: ModelInfo | None, *, strict_sampling: 
     return payload
 
 
+#: The keys of a :func:`map_chat` payload that ``responses.input_tokens.count`` takes (its
+#: ``InputTokenCountParams``, and the SDK's per-call ``extra_*``): what the model reads as input.
+COUNT_TOKENS_KEYS = frozenset(
+    {
+        "model",
+        "input",
+        "instructions",
+        "tools",
+        "tool_choice",
+        "reasoning",
+        "text",
+        "parallel_tool_calls",
+        "truncation",
+        "extra_body",
+        "extra_headers",
+        "extra_query",
+    }
+)
+
+
+def map_count_tokens(chat_payload: Mapping[str, Any]) -> dict[str, Any]:
+    """Keyword arguments of ``responses.input_tokens.count``: the chat payload of the same request
+    (so the counted input is the one a chat would send), less what only shapes the answer or its
+    bookkeeping (``store``, ``include``, sampling, ``max_output_tokens``, ``service_tier``, ...)."""
+    return {key: value for key, value in chat_payload.items() if key in COUNT_TOKENS_KEYS}
+
+
 def chat_input(turns: Sequence[ChatMessage], *, detail: str = "auto") -> str | list[dict[str, Any]]:
     """The ``input`` of a Responses call: a conversation of one plain user text is that text.
 

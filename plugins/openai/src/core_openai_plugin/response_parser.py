@@ -26,6 +26,7 @@ from llm_core.responses import (
     CompletionResponse,
     EmbeddingResponse,
     ImageResponse,
+    TokenCount,
     Usage,
 )
 from llm_core.tools import ToolCall
@@ -314,6 +315,25 @@ def parse_response(raw: Response, request: ChatRequest) -> CompletionResponse:
 
 
 # --- Embeddings ------------------------------------------------------------------------------
+
+
+def parse_input_tokens(raw: Any, request: ChatRequest) -> TokenCount:
+    """An ``InputTokenCountResponse`` (``{"object": "response.input_tokens", "input_tokens": N}``).
+
+    The SDK does not validate answers, so a missing or non-integer count reaches here: that is no
+    answer, never a count of 0.
+    """
+    kind = getattr(raw, "object", None)
+    if kind is not None and kind != "response.input_tokens":
+        raise InvalidResponseError(
+            f"OpenAI answered the input token count with a {kind!r:.60} object", provider=PROVIDER
+        )
+    counted = getattr(raw, "input_tokens", None)
+    if not isinstance(counted, int) or isinstance(counted, bool) or counted < 0:
+        raise InvalidResponseError(
+            f"OpenAI's input token count is {describe(counted)}, not a number of tokens", provider=PROVIDER
+        )
+    return TokenCount(input_tokens=counted, model=request.model, provider=PROVIDER)
 
 
 def decode_vector(value: Sequence[float] | str) -> list[float]:
