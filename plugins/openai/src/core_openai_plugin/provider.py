@@ -31,7 +31,7 @@ from llm_core.decisions import DecisionResponse
 from llm_core.errors import LLMError
 from llm_core.redaction import protect_loggers
 from llm_core.requests import ChatRequest, DecisionRequest, EmbeddingRequest, ImageRequest
-from llm_core.responses import EmbeddingResponse, ImageResponse, TokenCount
+from llm_core.responses import EmbeddingResponse, ImageResponse
 from llm_core.transport import (
     Limits,
     TransportSettings,

@@ -318,20 +318,13 @@ def parse_response(raw: Response, request: ChatRequest) -> CompletionResponse:
 
 
 def parse_input_tokens(raw: Any, request: ChatRequest) -> TokenCount:
-    """An ``InputTokenCountResponse`` (``{"object": "response.input_tokens", "input_tokens": N}``).
-
-    The SDK does not validate answers, so a missing or non-integer count reaches here: that is no
-    answer, never a count of 0.
-    """
-    kind = getattr(raw, "object", None)
-    if kind is not None and kind != "response.input_tokens":
+    """An ``InputTokenCountResponse`` (``object`` ``"response.input_tokens"``, ``input_tokens``). The
+    SDK does not validate answers: a missing or non-integer count is no answer, never 0 tokens."""
+    kind, counted = getattr(raw, "object", None), getattr(raw, "input_tokens", None)
+    if kind not in (None, "response.input_tokens") or type(counted) is not int or counted < 0:
         raise InvalidResponseError(
-            f"OpenAI answered the input token count with a {kind!r:.60} object", provider=PROVIDER
-        )
-    counted = getattr(raw, "input_tokens", None)
-    if not isinstance(counted, int) or isinstance(counted, bool) or counted < 0:
-        raise InvalidResponseError(
-            f"OpenAI's input token count is {describe(counted)}, not a number of tokens", provider=PROVIDER
+            f"OpenAI's answer is no input token count (object {kind!r:.60}, input_tokens {describe(counted)})",
+            provider=PROVIDER,
         )
     return TokenCount(input_tokens=counted, model=request.model, provider=PROVIDER)
 
