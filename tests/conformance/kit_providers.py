@@ -17,7 +17,7 @@ from llm_core.errors import InvalidInputError, LLMError, UnsupportedFeatureError
 from llm_core.features import Feature
 from llm_core.provider import BaseProvider
 from llm_core.requests import ChatRequest, EmbeddingRequest, ImageRequest
-from llm_core.responses import CompletionResponse, EmbeddingResponse, ImageResponse, Usage
+from llm_core.responses import CompletionResponse, EmbeddingResponse, ImageResponse, TokenCount, Usage
 from llm_core.specs import ModelInfo
 from llm_core.streaming import StreamEvent, StreamEventType
 from llm_core.testing import FakeProvider, FakeReply, fake_spec
@@ -226,6 +226,13 @@ class LosesThinking(FakeProvider):
         return super().parse_chat_response(raw, request).model_copy(update={"thinking": None})
 
 
+class CountsNothing(FakeProvider):
+    """Claims token counting, but reports 0 tokens whatever it is asked (a missing count read as 0)."""
+
+    def parse_count_tokens(self, raw: Any, request: ChatRequest) -> TokenCount:
+        return TokenCount(input_tokens=0, model=request.model, provider=self.identifier)
+
+
 class ChatOnlyFake(FakeProvider):
     """Correct, and claims only chat and completion: every other check is skipped."""
 
@@ -296,6 +303,7 @@ BROKEN: dict[type[BaseProvider], set[str]] = {
     MislabelledImages: {"test_image_response", "test_image_sync_and_async_agree"},
     OneVectorOnly: {"test_embeddings_response", "test_embeddings_sync_and_async_agree"},
     LosesThinking: {"test_thinking_response"},
+    CountsNothing: {"test_count_tokens_response", "test_count_tokens_sync_and_async_agree"},
 }
 
 #: Broken provider → a phrase its first failing check's message must contain.
@@ -317,6 +325,7 @@ MESSAGES: dict[type[BaseProvider], str] = {
     MislabelledImages: "the image bytes are image/png but the response says image/jpeg",
     OneVectorOnly: "2 inputs gave 1 vectors",
     LosesThinking: "returned no thinking",
+    CountsNothing: "count_tokens counted 0 tokens for a prompt",
 }
 
 __all__ = ["BROKEN", "CALL", "KEY", "ChatOnlyFake", "DeclaresStreaming", "InvalidInputError", "PerModelFake"]

@@ -34,6 +34,7 @@ from gemini_inputs import (
     CASSETTES,
     CLOCK,
     COLORS_SCHEMA,
+    COUNT_FALLBACK_PROMPT,
     EMPTY_PDF,
     KEY,
     LOOKUP,
@@ -53,7 +54,7 @@ from gemini_inputs import (
 from core_gemini_plugin import assistant_message
 from core_gemini_plugin.provider import GeminiProvider
 from llm_core.errors import LLMError
-from llm_core.messages import ChatMessage
+from llm_core.messages import ChatMessage, ImagePart, TextPart
 from llm_core.retry import RetryPolicy
 from llm_core.testing import scenarios as sc
 from llm_core.testing.cassettes import SECRET_HEADERS, use_cassette
@@ -551,6 +552,30 @@ case("list_models", [ok(MODEL_LIST)])(lambda p: p.available_models())
 case("list_models_invalid_key", [INVALID_KEY], raises=LLMError)(lambda p: p.test_connection())
 
 
+# token counting: models.count_tokens sends POST /v1/models/{model}:countTokens with the contents
+# only. The answers carry totalTokens and promptTokensDetails (per modality), the fields of a
+# recorded Vertex AI countTokens answer (pydantic-ai's cassette
+# test_google_vertexai_count_tokens_forwards_native_tools); totalBillableCharacters, which Vertex AI
+# adds, is left out: the Gemini Developer API does not send it. An image is 258 tokens.
+
+
+def counted(text_tokens: int, image_tokens: int = 0) -> dict[str, Any]:
+    details = [{"modality": "TEXT", "tokenCount": text_tokens}]
+    if image_tokens:
+        details.append({"modality": "IMAGE", "tokenCount": image_tokens})
+    return {"totalTokens": text_tokens + image_tokens, "promptTokensDetails": details}
+
+
+def count_conversation() -> list[ChatMessage]:
+    return [ChatMessage.user(QUESTION), ChatMessage.assistant("The capital of France is Paris."),
+            ChatMessage.user([TextPart(text="And which flag is this?"), ImagePart(data=PNG, mime_type="image/png")])]
+
+
+case("count_tokens", [ok(counted(24, 258))])(lambda p: p.count_tokens(count_conversation()))
+case("count_tokens_rate_limited", [rate_limited("21s")], raises=LLMError, attempts=1)(
+    lambda p: p.count_tokens(COUNT_FALLBACK_PROMPT))
+
+
 # -- the llm-core conformance kit's scenarios (cassettes/gemini/conformance/) ------------------------
 
 KIT_PNG = sc.PNG_IMAGE
@@ -611,6 +636,7 @@ conformance("decision", [ok({
     },
     "usage": {"total_input_tokens": 131, "total_output_tokens": 6, "total_tokens": 137},
 })])
+conformance("count_tokens", [ok(counted(9))])
 
 
 # -- recording -----------------------------------------------------------------------------------

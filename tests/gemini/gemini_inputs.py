@@ -34,6 +34,8 @@ EMPTY_PDF = b"%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n2 0 obj<</Ty
 
 SYSTEM = "You are a concise geography tutor."
 QUESTION = "What is the capital of France?"
+#: The prompt of the router fallback test: Gemini answers 429, OpenAI counts it.
+COUNT_FALLBACK_PROMPT = "How long is this prompt in tokens?"
 THINK_QUESTION = "How many times does the letter r appear in strawberry?"
 #: A long, fixed system instruction: Gemini 2.5 caches repeated prompt prefixes of 1024 tokens
 #: and more (implicit caching) and reports them as ``cachedContentTokenCount``.

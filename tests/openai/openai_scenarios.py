@@ -793,6 +793,25 @@ def error_503_exhausted(p: Any) -> Any:
 
 
 
+# --- count_tokens: POST /v1/responses/input_tokens --------------------------------------------------
+# The answer is the SDK's InputTokenCountResponse (openai/types/responses/input_token_count_response.py):
+# {"object": "response.input_tokens", "input_tokens": N}, the only fields the endpoint returns.
+
+COUNTED = {"object": "response.input_tokens", "input_tokens": 96}
+
+
+@scenario("count_tokens", body(COUNTED))
+def count_tokens(p: Any) -> Any:
+    return p.count_tokens(CAPITAL, model="gpt-5.4-mini", tools=[WEATHER], tool_choice="auto",
+                          thinking={"level": "low"}, parallel_tool_calls=False, service_tier="flex")
+
+
+@scenario("count_tokens_fallback", body({"object": "response.input_tokens", "input_tokens": 8}))
+def count_tokens_fallback(p: Any) -> Any:
+    """OpenAI's side of the router test in tests/gemini: Gemini answered this prompt with a 429."""
+    return p.count_tokens("How long is this prompt in tokens?")
+
+
 __all__ = ["SCENARIOS", "Call", "City", "Scenario", "Think", "make_provider"]
 
 
@@ -840,4 +859,5 @@ CONFORMANCE_REPLIES: dict[str, list[Reply]] = {
                                                         as_base64=True), {})],
     "image": [body(images_body(PNG, output_format="png", size="1024x1024", quality="auto", tokens=(15, 4160)))],
     "decision": [body(decision_body("gpt-6-luna", KIT_TRIAGE, (180, 3)))],
+    "count_tokens": [body({"object": "response.input_tokens", "input_tokens": 9})],  # InputTokenCountResponse
 }

@@ -1,5 +1,5 @@
 """The conformance kit's checks of the optional capabilities: tools, structured output, vision,
-documents, thinking, embeddings, image generation and decisions."""
+documents, thinking, embeddings, image generation, decisions and token counting."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from llm_core.testing.checks import (
     check_embeddings,
     check_image,
     check_json,
+    check_token_count,
     check_tool_answer,
     check_tool_call,
     check_tool_loop,
@@ -150,3 +151,15 @@ class CapabilityChecks:
         sync, async_ = call_both(provider, "decision", model)
         check_decision(provider, async_, model)
         agree(provider, "decisions", decision_key(sync), decision_key(async_))
+
+    # -- token counting ------------------------------------------------------------------
+
+    def test_count_tokens_response(self, provider: BaseProvider) -> None:
+        model = self.model(provider, Feature.TOKEN_COUNTING)
+        check_token_count(provider, call_ok(provider, "count_tokens", sc.call, "count_tokens", provider, model), model)
+
+    def test_count_tokens_sync_and_async_agree(self, provider: BaseProvider) -> None:
+        model = self.model(provider, Feature.TOKEN_COUNTING)
+        sync, async_ = call_both(provider, "count_tokens", model)
+        check_token_count(provider, async_, model)
+        agree(provider, "token counts", sync.model_dump(), async_.model_dump())

@@ -14,7 +14,7 @@ from llm_core.decisions import DecisionResponse, ProbabilityKind, parse_question
 from llm_core.errors import LLMError, ProviderError
 from llm_core.media import format_of, sniff_mime
 from llm_core.provider import BaseProvider
-from llm_core.responses import CompletionResponse, EmbeddingResponse, ImageResponse, Usage
+from llm_core.responses import CompletionResponse, EmbeddingResponse, ImageResponse, TokenCount, Usage
 from llm_core.streaming import StreamEvent, StreamEventType, StreamMetadata, TokenType
 from llm_core.testing import scenarios as sc
 from llm_core.tools import ToolCall
@@ -224,6 +224,20 @@ def check_decision(provider: BaseProvider, response: Any, model: str | None) -> 
 
 
 # -- comparison keys --------------------------------------------------------------------------
+
+
+def check_token_count(provider: BaseProvider, result: Any, model: str | None) -> None:
+    """A :class:`TokenCount` of at least one token (the prompt is not empty), for the model asked
+    about, naming this provider; cached tokens, when given, are part of the input."""
+    pid = provider.identifier
+    expect(isinstance(result, TokenCount), f"{pid}: count_tokens returned {short(result)}, not TokenCount")
+    expect(result.input_tokens > 0, f"{pid}: count_tokens counted {result.input_tokens} tokens for a prompt")
+    expect(result.provider == pid, f"{pid}: count_tokens says provider={result.provider!r}")
+    expect(not model or result.model == model, f"{pid}: count_tokens for {model!r} says model={result.model!r}")
+    expect(
+        result.cached_tokens is None or 0 <= result.cached_tokens <= result.input_tokens,
+        f"{pid}: count_tokens says {result.cached_tokens} of {result.input_tokens} input tokens are cached",
+    )
 
 
 def completion_key(response: CompletionResponse) -> dict[str, Any]:

@@ -95,6 +95,8 @@ SCENARIO_OF: dict[str, str] = {
     "test_image_sync_and_async_agree": "image",
     "test_decision_response": "decision",
     "test_decision_sync_and_async_agree": "decision",
+    "test_count_tokens_response": "count_tokens",
+    "test_count_tokens_sync_and_async_agree": "count_tokens",
 }
 
 

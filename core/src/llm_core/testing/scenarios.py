@@ -55,6 +55,7 @@ SCENARIOS: dict[str, Scenario] = {
         Scenario("embeddings", Feature.EMBEDDINGS, "vectors for two texts"),
         Scenario("image", Feature.IMAGE, "generate_image returns image bytes of the stated type"),
         Scenario("decision", Feature.DECISION, "decide: one valid answer per question"),
+        Scenario("count_tokens", Feature.TOKEN_COUNTING, "count_tokens: the input tokens of a prompt"),
     )
 }
 
@@ -94,6 +95,7 @@ DOCUMENT_PROMPT = "What total does this invoice state? Answer briefly."
 THINKING_PROMPT = "Is 391 a prime number? Think it through, then answer yes or no."
 EMBEDDING_INPUTS = ("The cat sat on the mat.", "A dog slept on the rug.")
 IMAGE_PROMPT = "A small red square on a white background, flat illustration."
+COUNT_PROMPT = "How many tokens does this sentence take?"
 
 
 class CityFacts(BaseModel):
@@ -219,6 +221,7 @@ def call(name: str, api: Any, model: str | None) -> Any:
         "embeddings": lambda: api.embeddings(list(EMBEDDING_INPUTS), model=model),
         "image": lambda: api.generate_image(IMAGE_PROMPT, model=model),
         "decision": lambda: api.decide(DECISION_SUBJECT, list(DECISION_QUESTIONS), model=model),
+        "count_tokens": lambda: api.count_tokens(COUNT_PROMPT, model=model),
     }
     if name not in calls:
         raise KeyError(f"scenario {name!r} sends nothing or does not exist; known: {', '.join(calls)}")
