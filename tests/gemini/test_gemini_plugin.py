@@ -48,17 +48,19 @@ def test_every_declared_feature_is_implemented() -> None:
     assert SPEC.features <= GeminiProvider.implemented_features()
     assert SPEC.features == PROVIDER_FEATURES == frozenset({
         Feature.CHAT, Feature.COMPLETION, Feature.STREAMING, Feature.TOOLS, Feature.VISION, Feature.DOCUMENTS,
-        Feature.JSON_MODE, Feature.THINKING, Feature.EMBEDDINGS, Feature.IMAGE, Feature.DECISION, Feature.BATCH})
+        Feature.JSON_MODE, Feature.THINKING, Feature.EMBEDDINGS, Feature.IMAGE, Feature.DECISION, Feature.BATCH,
+        Feature.TOKEN_COUNTING})
 
 
 @pytest.mark.parametrize(("model", "has", "lacks"), [
     ("gemini-2.5-flash", {"chat", "streaming", "tools", "vision", "documents", "json_mode", "thinking", "decision",
-                          "batch"}, {"embeddings", "image"}),
-    ("gemini-3-flash-preview", {"chat", "thinking", "tools"}, {"image"}),
-    ("gemini-2.5-flash-image", {"image", "chat", "vision"}, {"thinking", "tools", "embeddings", "batch"}),
-    ("imagen-4.0-generate-001", {"image"}, {"chat", "vision"}),
-    ("gemini-embedding-001", {"embeddings"}, {"chat", "image"}),
-    ("decisions-prerelease", {"decision"}, {"chat", "json_mode"}),
+                          "batch", "token_counting"}, {"embeddings", "image"}),
+    ("gemini-3-flash-preview", {"chat", "thinking", "tools", "token_counting"}, {"image"}),
+    ("gemini-2.5-flash-image", {"image", "chat", "vision", "token_counting"}, {"thinking", "tools", "embeddings",
+                                                                               "batch"}),
+    ("imagen-4.0-generate-001", {"image"}, {"chat", "vision", "token_counting"}),
+    ("gemini-embedding-001", {"embeddings"}, {"chat", "image", "token_counting"}),
+    ("decisions-prerelease", {"decision"}, {"chat", "json_mode", "token_counting"}),
 ])
 def test_catalogue_features_per_model(model: str, has: set[str], lacks: set[str]) -> None:
     provider = GeminiProvider(api_key=KEY)

@@ -67,6 +67,7 @@ def test_spec_features_are_backed_by_the_capability_mixins():
         Feature.IMAGE,
         Feature.DECISION,
         Feature.BATCH,
+        Feature.TOKEN_COUNTING,
     }
     registry = Registry()
     registry.register(SPEC)
@@ -84,6 +85,10 @@ def test_catalogue_features_per_model():
     assert not provider.supports_feature("chat", model="text-embedding-3-small")
     assert provider.supports_feature("embeddings", model="text-embedding-3-large")
     assert provider.supports_feature("image", model="gpt-image-2")
+    assert provider.supports_feature("token_counting", model="gpt-4.1")
+    assert provider.supports_feature("token_counting", model="gpt-5.4-mini")
+    assert not provider.supports_feature("token_counting", model="text-embedding-3-small")
+    assert not provider.supports_feature("token_counting", model="gpt-image-2")
     assert provider.default_embedding_model() == "text-embedding-3-small"
     assert provider.default_image_model() == "gpt-image-2"
     assert provider.default_decision_model() == DECISION_MODEL == "gpt-6-luna"
