@@ -1,4 +1,4 @@
-"""Helpers shared by the batch tests (imported by name: tests/batch is on sys.path)."""
+"""Helpers shared by the batch tests."""
 
 from __future__ import annotations
 

@@ -3,18 +3,14 @@
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))  # mock_server, also for the runner subprocesses
-
-from batchkit import FAST_RETRY, GEMINI_KEY, OPENAI_KEY  # noqa: E402
-from mock_server import BatchServer  # noqa: E402
+from tests.batch.batchkit import FAST_RETRY, GEMINI_KEY, OPENAI_KEY
+from tests.batch.mock_server import BatchServer
 
 
 @pytest.fixture(autouse=True)

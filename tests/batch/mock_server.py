@@ -47,7 +47,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-import mock_gemini_files as gfiles
+from tests.batch import mock_gemini_files as gfiles
 
 HOST = "127.0.0.1"
 GEMINI_STATES = {

@@ -8,11 +8,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from batchkit import HERE, chats
 
 from llm_core.batch import run
 from llm_core.batch.record import record_path
 from llm_core.errors import InvalidInputError, UnsupportedFeatureError
+from tests.batch.batchkit import HERE, chats
 
 MIB = 1 << 20
 

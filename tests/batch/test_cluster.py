@@ -10,11 +10,11 @@ import secrets
 from collections.abc import Iterator
 
 import pytest
-from batchkit import OPENAI_KEY, chats
 
 from llm_core.batch.distributed import run_item
 from llm_core.config import Secret
 from llm_core.errors import ProviderError
+from tests.batch.batchkit import OPENAI_KEY, chats
 
 ITEMS = 1000
 

@@ -9,9 +9,9 @@ import re
 from pathlib import Path
 
 import pytest
-from batchkit import OPENAI_KEY
 
 from llm_core.registry import reset_registry
+from tests.batch.batchkit import OPENAI_KEY
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "batch.md"
 

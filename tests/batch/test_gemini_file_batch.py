@@ -12,13 +12,13 @@ import sys
 from pathlib import Path
 
 import pytest
-from batchkit import GEMINI_KEY, chats, read_lines
-from mock_server import BatchServer
 
 from core_gemini_plugin import batch, batch_files
 from llm_core.batch import BatchState, JsonResponse
 from llm_core.errors import InvalidInputError, InvalidRequestError, ProviderError, ProviderTimeoutError
 from llm_core.responses import CompletionResponse, EmbeddingResponse
+from tests.batch.batchkit import GEMINI_KEY, chats, read_lines
+from tests.batch.mock_server import BatchServer
 
 ITEMS = 1500  # above the 1,000 requests an inlined job takes
 

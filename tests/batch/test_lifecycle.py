@@ -4,12 +4,12 @@ the services have, per-item failures as typed errors, sync and async."""
 from __future__ import annotations
 
 import pytest
-from batchkit import chats
 
 from llm_core.batch import BatchState, JsonResponse
 from llm_core.decisions import DecisionResponse
 from llm_core.errors import InvalidInputError, InvalidRequestError, ProviderError, ProviderTimeoutError
 from llm_core.responses import CompletionResponse, EmbeddingResponse
+from tests.batch.batchkit import chats
 
 PROVIDERS = ["openai", "gemini"]
 

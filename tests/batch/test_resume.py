@@ -12,10 +12,10 @@ import time
 from pathlib import Path
 
 import pytest
-from batchkit import HERE, OPENAI_KEY, chats, read_lines
-from mock_server import BatchServer
 
 from llm_core.batch.runner import load_summary
+from tests.batch.batchkit import HERE, OPENAI_KEY, chats, read_lines
+from tests.batch.mock_server import BatchServer
 
 ITEMS = 100  # 3 jobs of at most 40
 

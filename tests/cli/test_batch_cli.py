@@ -8,7 +8,6 @@ import os
 import pty
 import select
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from decimal import Decimal
@@ -19,10 +18,8 @@ import pytest
 
 import core_openai_plugin
 import llm_core
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "batch"))
-from batchkit import OPENAI_KEY, chats, read_lines
-from mock_server import BatchServer
+from tests.batch.batchkit import OPENAI_KEY, chats, read_lines
+from tests.batch.mock_server import BatchServer
 
 #: The sources under test first (a worktree's, not the installed copy's).
 SOURCES = [str(Path(llm_core.__file__).parents[1]), str(Path(core_openai_plugin.__file__).parents[1])]

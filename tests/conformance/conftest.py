@@ -2,31 +2,13 @@
 
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import Iterator
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
 from llm_core.observe import observers
 from llm_core.registry import reset_registry
-
-KIT_PROVIDERS = Path(__file__).with_name("kit_providers.py")
-
-
-def _load_kit_providers() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("conformance_kit_providers", KIT_PROVIDERS)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-@pytest.fixture(scope="session")
-def kit_providers() -> ModuleType:
-    """``kit_providers.py``: FakeProvider scripted per scenario, and deliberately broken providers."""
-    return _load_kit_providers()
 
 
 @pytest.fixture(autouse=True)

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-from types import ModuleType
-
 import pytest
 
 from llm_core.testing import FakeProvider
 from llm_core.testing.conformance import ProviderConformance
 from llm_core.testing.scenarios import Scenario
+from tests.conformance import kit_providers
 
 
 class TestFakeProviderConformance(ProviderConformance):
     @pytest.fixture
-    def provider(self, conformance_scenario: Scenario, kit_providers: ModuleType) -> FakeProvider:
+    def provider(self, conformance_scenario: Scenario) -> FakeProvider:
         return kit_providers.scripted_fake(conformance_scenario.name)

@@ -10,18 +10,18 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
 from llm_core.testing.conformance import SCENARIO_OF, ProviderConformance
+from tests.conformance import kit_providers
 
 KIT_PROVIDERS = Path(__file__).with_name("kit_providers.py")
 ALL_CHECKS = set(SCENARIO_OF)
 
 HEADER = """
 import pytest
-import kit_providers as kp
+import kit_providers as kp  # the copy written beside this file in pytester's directory
 from llm_core.testing.conformance import ProviderConformance
 """
 
@@ -98,7 +98,7 @@ def _run_cache() -> dict[str, dict[str, Outcomes]]:
 
 @pytest.fixture
 def kit_run(
-    pytester: pytest.Pytester, kit_providers: ModuleType, _run_cache: dict[str, dict[str, Outcomes]]
+    pytester: pytest.Pytester, _run_cache: dict[str, dict[str, Outcomes]]
 ) -> dict[str, Outcomes]:
     """The outcomes of one run of the kit over every provider of ``kit_providers``."""
     if "run" not in _run_cache:
@@ -130,7 +130,7 @@ def test_unclaimed_features_are_skipped_with_a_reason(kit_run: dict[str, Outcome
     assert outcome.skipped["test_decision_response"] == "Skipped: chat-only does not claim decision"
 
 
-def test_broken_claims_fail_exactly_their_checks(kit_run: dict[str, Outcomes], kit_providers: ModuleType) -> None:
+def test_broken_claims_fail_exactly_their_checks(kit_run: dict[str, Outcomes]) -> None:
     problems: list[str] = []
     for cls, expected in kit_providers.BROKEN.items():
         outcome = kit_run[f"Test{cls.__name__}"]

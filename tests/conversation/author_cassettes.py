@@ -13,55 +13,44 @@ the SDKs sent. The reply shapes, as the real services send them:
 - OpenAI ``reasoning`` items with ``encrypted_content`` (``include=["reasoning.encrypted_content"]``,
   ``store=False``); ``function_call`` items and the ``function_call_output`` sent back.
 
-    python tests/conversation/author_cassettes.py          # every cassette
-    python tests/conversation/author_cassettes.py gemini   # the ones whose name contains "gemini"
+Run from the repository root:
+
+    python -m tests.conversation.author_cassettes          # every cassette
+    python -m tests.conversation.author_cassettes gemini   # the ones whose name contains "gemini"
 """
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import httpx2
 
-HERE = Path(__file__).resolve().parent
-for folder in (HERE, HERE.parent / "gemini", HERE.parent / "openai"):
-    sys.path.insert(0, str(folder))
-
-
-def _load(name: str, path: Path) -> ModuleType:
-    """One of the plugin tests' authoring scripts (both are called ``cassette_author.py``)."""
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
-
-
-gemini_author = _load("gemini_cassette_author", HERE.parent / "gemini" / "cassette_author.py")
-openai_author = _load("openai_cassette_author", HERE.parent / "openai" / "cassette_author.py")
-_scrub, call, generate, ok = gemini_author._scrub, gemini_author.call, gemini_author.generate, gemini_author.ok
-rate_limited, signature, text = gemini_author.rate_limited, gemini_author.signature, gemini_author.text
-thought, usage = gemini_author.thought, gemini_author.usage
-Wire, openai_wired = openai_author.Wire, openai_author.wired
-
-import flows  # noqa: E402
-from openai_scenarios import ok as openai_ok  # noqa: E402
-from openai_wire import (  # noqa: E402
+from llm_core.testing.cassettes import ReadableJSONSerializer, use_cassette
+from tests.conversation import flows
+from tests.gemini.cassette_author import (
+    _scrub,
+    call,
+    generate,
+    ok,
+    rate_limited,
+    signature,
+    text,
+    thought,
+    usage,
+)
+from tests.openai.cassette_author import Wire, wired as openai_wired
+from tests.openai.openai_scenarios import ok as openai_ok
+from tests.openai.openai_wire import (
     Answer,
     Call,
     Msg,
     Think,
     usage as openai_usage,
 )
-
-from llm_core.testing.cassettes import ReadableJSONSerializer, use_cassette  # noqa: E402
 
 Reply = Callable[[httpx2.Request], httpx2.Response]
 M = flows.GEMINI_MODEL

@@ -8,20 +8,16 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import flows
-
 from llm_core.conversation import Conversation
 from llm_core.retry import RetryPolicy
 from llm_core.testing.cassettes import use_cassette
+from tests.conversation import flows
 
 ANSWER_1 = "Paris: 18 °C and cloudy. Tokyo: 24 °C and clear, local time 21:30."
 ANSWER_2 = "There is no weather station in Atlantis, so I cannot tell you."
@@ -169,7 +165,7 @@ def both_cassettes(tmp_path: Path) -> Iterator[Any]:
 
 @pytest.mark.parametrize("mode", ["sync", "async"])
 def test_router_falls_back_in_turn_two_and_turn_three_still_works(both_cassettes: Any, mode: str) -> None:
-    from author_cassettes import fallback_router
+    from tests.conversation.author_cassettes import fallback_router
 
     router = fallback_router(gemini(model=flows.GEMINI_MODEL), openai(model=flows.OPENAI_MODEL))
     chat = (router.aio if mode == "async" else router).conversation(**flows.settings(None))

@@ -6,17 +6,13 @@ from __future__ import annotations
 import contextlib
 import io
 import re
-import sys
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import flows
-
 from llm_core.registry import reset_registry
 from llm_core.testing.cassettes import use_cassette
+from tests.conversation import flows
 
 DOC = flows.ROOT / "docs" / "conversations.md"
 

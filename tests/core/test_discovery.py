@@ -17,7 +17,7 @@ from llm_core import (
 from llm_core.testing import FakeProvider
 
 if TYPE_CHECKING:
-    from conftest import PluginDir
+    from tests.core.conftest import PluginDir
 
 SpecPlugin = Callable[..., str]
 

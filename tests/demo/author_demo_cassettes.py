@@ -7,52 +7,38 @@ real service (the plugins' own authoring helpers: ``tests/gemini/cassette_author
 ``tests/openai/openai_wire.py``) and records the exact request sent. The result is written in the
 readable cassette format; ``llm-core --replay cassettes demo`` then replays it.
 
-    /work/venv/bin/python tests/demo/author_demo_cassettes.py            # both providers
-    /work/venv/bin/python tests/demo/author_demo_cassettes.py openai     # one of them
+Run from the repository root:
+
+    python -m tests.demo.author_demo_cassettes          # both providers
+    python -m tests.demo.author_demo_cassettes openai   # one of them
 """
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import httpx2
 
-ROOT = Path(__file__).resolve().parents[2]
-CASSETTES = ROOT / "cassettes"
-
-
-def _load(name: str, path: Path) -> ModuleType:
-    """Import a plugin's authoring module by path (both are named ``cassette_author``)."""
-    sys.path.insert(0, str(path.parent))
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-openai_author = _load("openai_cassette_author", ROOT / "tests" / "openai" / "cassette_author.py")
-gemini_author = _load("gemini_cassette_author", ROOT / "tests" / "gemini" / "cassette_author.py")
-
-from openai_scenarios import (  # noqa: E402  (found through the path set by _load)
+from llm_core.cli.demo import _calls
+from llm_core.cli.replay import PLACEHOLDER_KEY
+from llm_core.registry import get_registry
+from llm_core.testing.cassettes import ReadableJSONSerializer
+from tests.gemini import cassette_author as gemini_author
+from tests.openai import cassette_author as openai_author
+from tests.openai.openai_scenarios import (
     body as oa_body,
     ok as oa_ok,
     sse as oa_sse,
 )
-from openai_wire import Answer, Call, Msg, Think, decision_body, usage  # noqa: E402
+from tests.openai.openai_wire import Answer, Call, Msg, Think, decision_body, usage
 
-from llm_core.cli.demo import _calls  # noqa: E402
-from llm_core.cli.replay import PLACEHOLDER_KEY  # noqa: E402
-from llm_core.registry import get_registry  # noqa: E402
-from llm_core.testing.cassettes import ReadableJSONSerializer  # noqa: E402
+ROOT = Path(__file__).resolve().parents[2]
+CASSETTES = ROOT / "cassettes"
 
 g = gemini_author
 

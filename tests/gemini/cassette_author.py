@@ -6,8 +6,10 @@ recorded Gemini traffic and the SDK's types); vcrpy records the exact request th
 that answer in the readable cassette format. Tests then replay the cassettes through the real SDK
 with record mode ``none``.
 
-    python tests/gemini/cassette_author.py            # every cassette
-    python tests/gemini/cassette_author.py chat_basic  # some
+Run from the repository root:
+
+    python -m tests.gemini.cassette_author             # every cassette
+    python -m tests.gemini.cassette_author chat_basic  # some
 
 To record against the real API instead, run the tests with ``LLM_CORE_RECORD=all`` and a real
 ``GEMINI_API_KEY`` (see docs/gemini.md).
@@ -27,9 +29,15 @@ from typing import Any
 
 import httpx2
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from gemini_inputs import (
+from core_gemini_plugin import assistant_message
+from core_gemini_plugin.provider import GeminiProvider
+from llm_core.errors import LLMError
+from llm_core.messages import ChatMessage, ImagePart, TextPart
+from llm_core.retry import RetryPolicy
+from llm_core.testing import scenarios as sc
+from llm_core.testing.cassettes import SECRET_HEADERS, use_cassette
+from llm_core.tools import ToolCall
+from tests.gemini.gemini_inputs import (
     BROKEN_PNG,
     CASSETTES,
     CLOCK,
@@ -50,15 +58,6 @@ from gemini_inputs import (
     WEATHER,
     CityLocation,
 )
-
-from core_gemini_plugin import assistant_message
-from core_gemini_plugin.provider import GeminiProvider
-from llm_core.errors import LLMError
-from llm_core.messages import ChatMessage, ImagePart, TextPart
-from llm_core.retry import RetryPolicy
-from llm_core.testing import scenarios as sc
-from llm_core.testing.cassettes import SECRET_HEADERS, use_cassette
-from llm_core.tools import ToolCall
 
 Reply = Callable[[httpx2.Request], httpx2.Response]
 JSON_HEADERS = {"content-type": "application/json; charset=UTF-8", "vary": "Origin, X-Origin, Referer",

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -10,13 +9,10 @@ from typing import Any
 import httpx2
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from gemini_inputs import KEY
-from gemini_support import RECORDING, Delays, Offline, Runner, fast_retry, make_provider
-
 from core_gemini_plugin.provider import GeminiProvider
 from llm_core.registry import reset_registry
+from tests.gemini.gemini_inputs import KEY
+from tests.gemini.gemini_support import RECORDING, Delays, Offline, Runner, fast_retry, make_provider
 
 SDK_ENV = (
     "GOOGLE_GENAI_USE_VERTEXAI", "GOOGLE_GENAI_USE_ENTERPRISE", "GOOGLE_CLOUD_PROJECT", "GOOGLE_CLOUD_LOCATION",

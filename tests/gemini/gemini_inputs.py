@@ -1,7 +1,7 @@
 """Inputs shared by the Gemini cassette tests and ``cassette_author.py``.
 
 Cassettes match on request bodies, so these values are frozen: changing one means re-recording
-the cassettes that use it (``python tests/gemini/cassette_author.py NAME``).
+the cassettes that use it (``python -m tests.gemini.cassette_author NAME``).
 """
 
 from __future__ import annotations

@@ -12,12 +12,12 @@ from contextlib import contextmanager
 from typing import Any
 
 import httpx2
-from gemini_inputs import CASSETTES, KEY
 
 from core_gemini_plugin.provider import GeminiProvider
 from llm_core.retry import RetryPolicy
 from llm_core.streaming import StreamEvent
 from llm_core.testing.cassettes import RECORD_ENV, use_cassette
+from tests.gemini.gemini_inputs import CASSETTES, KEY
 
 RECORDING = bool(os.environ.get(RECORD_ENV))
 #: ``offline(handler=None, **config) -> (provider, sent requests)`` (the conftest fixture).

@@ -8,13 +8,13 @@ from decimal import Decimal
 
 import httpx2
 import pytest
-from gemini_inputs import QUESTION, STYLE_GUIDE, SYSTEM, THINK_QUESTION
-from gemini_support import Offline, Runner, cassette, sent_body
 
 from core_gemini_plugin import assistant_message
 from llm_core.errors import ContentFilteredError, UnsupportedFeatureError
 from llm_core.messages import ChatMessage
 from llm_core.requests import Prompt
+from tests.gemini.gemini_inputs import QUESTION, STYLE_GUIDE, SYSTEM, THINK_QUESTION
+from tests.gemini.gemini_support import Offline, Runner, cassette, sent_body
 
 
 def test_chat_completion_sends_system_instruction_and_zero_temperature(run: Runner) -> None:

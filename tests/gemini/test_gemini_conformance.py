@@ -6,11 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from gemini_inputs import CASSETTES
-from gemini_support import make_provider
 
 from core_gemini_plugin.provider import GeminiProvider
 from llm_core.testing.conformance import ProviderConformance
+from tests.gemini.gemini_inputs import CASSETTES
+from tests.gemini.gemini_support import make_provider
 
 
 class TestGeminiConformance(ProviderConformance):

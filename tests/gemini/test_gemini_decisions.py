@@ -9,8 +9,6 @@ import re
 from typing import Any
 
 import pytest
-from gemini_inputs import QUESTIONS, SUBJECT
-from gemini_support import Delays, Runner, cassette, make_provider, sent_body
 from google.genai import decisions as sdk
 
 from core_gemini_plugin.decisions import map_decision_request, map_question, parse_decision_response
@@ -24,6 +22,8 @@ from llm_core.decisions import (
 )
 from llm_core.errors import ContentFilteredError, InvalidDecisionResponse, RateLimitError
 from llm_core.requests import DecisionRequest
+from tests.gemini.gemini_inputs import QUESTIONS, SUBJECT
+from tests.gemini.gemini_support import Delays, Runner, cassette, make_provider, sent_body
 
 REQUEST = DecisionRequest(subject=SUBJECT, questions=QUESTIONS, model="decisions-prerelease")
 ANSWERS: dict[str, Any] = {

@@ -7,8 +7,6 @@ from typing import Any
 import httpx2
 import pydantic
 import pytest
-from gemini_inputs import KEY
-from gemini_support import Delays, Offline, Runner, cassette, make_provider
 from google.genai import errors as genai_errors
 
 from core_gemini_plugin.errors import error_for_status, map_error, retry_delay
@@ -28,6 +26,8 @@ from llm_core.errors import (
     ServerError,
 )
 from llm_core.streaming import StreamEventType
+from tests.gemini.gemini_inputs import KEY
+from tests.gemini.gemini_support import Delays, Offline, Runner, cassette, make_provider
 
 # -- through the real SDK (cassettes) -----------------------------------------------------------
 

@@ -7,13 +7,13 @@ import json
 from typing import Any
 
 import pytest
-from gemini_inputs import KEY, PNG
-from gemini_support import Offline, Runner, cassette, sent_body
 
 from llm_core.config import Secret
 from llm_core.errors import ContentFilteredError, InvalidInputError, InvalidRequestError, InvalidResponseError
 from llm_core.messages import ImagePart
 from llm_core.responses import ImageResponse
+from tests.gemini.gemini_inputs import KEY, PNG
+from tests.gemini.gemini_support import Offline, Runner, cassette, sent_body
 
 FOX = "A watercolor painting of a red fox in the snow."
 JPEG = bytes.fromhex("ffd8ffe000104a46494600010100000100010000ffd9")

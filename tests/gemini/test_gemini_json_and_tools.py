@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import pytest
-from gemini_inputs import CLOCK, COLORS_SCHEMA, LOOKUP, TOOL_RESULT_TABLE, WEATHER, CityLocation
-from gemini_support import Offline, Runner, cassette, sent_body
 
 from core_gemini_plugin import assistant_message
 from llm_core.errors import InvalidInputError, InvalidResponseError
 from llm_core.messages import ChatMessage
 from llm_core.tools import ToolCall
+from tests.gemini.gemini_inputs import CLOCK, COLORS_SCHEMA, LOOKUP, TOOL_RESULT_TABLE, WEATHER, CityLocation
+from tests.gemini.gemini_support import Offline, Runner, cassette, sent_body
 
 # -- structured output -------------------------------------------------------------------------
 

@@ -12,23 +12,18 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-import sys
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "reliability"))
-
-import upstreams as up
-from fault_server import Behaviour, FaultServer, respond, sse
-from gemini_inputs import KEY
 
 from core_gemini_plugin.provider import GeminiProvider
 from llm_core.errors import InvalidResponseError
 from llm_core.retry import RetryPolicy
 from llm_core.streaming import StreamEventType
+from tests.gemini.gemini_inputs import KEY
+from tests.reliability import upstreams as up
+from tests.reliability.fault_server import Behaviour, FaultServer, respond, sse
 
 NO_CANDIDATES = "has no candidates"
 UNREADABLE = "answer could not be read"

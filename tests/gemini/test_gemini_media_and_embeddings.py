@@ -6,12 +6,12 @@ import base64
 from typing import Any
 
 import pytest
-from gemini_inputs import BROKEN_PNG, EMPTY_PDF, PDF, PNG
-from gemini_support import Offline, Runner, cassette, sent_body
 
 from llm_core.errors import InvalidInputError, InvalidRequestError, NotFoundError, UnsupportedFeatureError
 from llm_core.messages import ChatMessage, DocumentPart, ImagePart, TextPart
 from llm_core.responses import EmbeddingResponse, VisionResponse
+from tests.gemini.gemini_inputs import BROKEN_PNG, EMPTY_PDF, PDF, PNG
+from tests.gemini.gemini_support import Offline, Runner, cassette, sent_body
 
 # -- vision and documents ------------------------------------------------------------------------
 

@@ -10,8 +10,6 @@ from importlib.metadata import entry_points
 
 import httpx2
 import pytest
-from gemini_inputs import KEY
-from gemini_support import Offline, Runner, cassette
 
 from core_gemini_plugin.models import MODELS, PROVIDER_FEATURES
 from core_gemini_plugin.plugin import SPEC
@@ -19,6 +17,8 @@ from core_gemini_plugin.provider import GeminiProvider
 from llm_core.errors import AuthenticationError, ConfigurationError, ProviderConnectionError
 from llm_core.features import Feature
 from llm_core.registry import get_registry
+from tests.gemini.gemini_inputs import KEY
+from tests.gemini.gemini_support import Offline, Runner, cassette
 
 
 def test_registered_through_the_llm_core_entry_point() -> None:

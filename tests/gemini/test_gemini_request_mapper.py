@@ -8,7 +8,6 @@ import json
 from typing import Any
 
 import pytest
-from gemini_inputs import PNG, TOOL_RESULT_TABLE, WEATHER, CityLocation
 from hypothesis import given, strategies as st
 
 from core_gemini_plugin.contents import MAX_INLINE_BYTES, map_contents, replay_part, tool_result_object
@@ -22,6 +21,7 @@ from llm_core.errors import InvalidInputError
 from llm_core.messages import ChatMessage, ImagePart
 from llm_core.requests import ChatRequest, EmbeddingRequest, ImageRequest, ThinkingOptions
 from llm_core.tools import ToolCall, ToolSpec
+from tests.gemini.gemini_inputs import PNG, TOOL_RESULT_TABLE, WEATHER, CityLocation
 
 
 def chat(*messages: ChatMessage, model: str = "gemini-2.5-flash", **fields: Any) -> dict[str, Any]:

@@ -11,8 +11,6 @@ from typing import Any
 
 import httpx2
 import pytest
-from gemini_inputs import STYLE_GUIDE, THINK_QUESTION, WEATHER
-from gemini_support import Delays, Offline, Runner, cassette, sent_body
 from google.genai import types
 
 from core_gemini_plugin import assistant_message
@@ -22,6 +20,8 @@ from llm_core.errors import ContentFilteredError, InvalidResponseError, ServerEr
 from llm_core.messages import ChatMessage
 from llm_core.requests import ChatRequest
 from llm_core.streaming import CallContext, StreamEvent, StreamEventType, TokenType
+from tests.gemini.gemini_inputs import STYLE_GUIDE, THINK_QUESTION, WEATHER
+from tests.gemini.gemini_support import Delays, Offline, Runner, cassette, sent_body
 
 TOKEN, METADATA, ERROR, END = (StreamEventType.TOKEN, StreamEventType.METADATA, StreamEventType.ERROR,
                                StreamEventType.END)

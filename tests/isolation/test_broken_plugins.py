@@ -17,11 +17,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from fault_server import FaultServer
-from fault_targets import GEMINI, OPENAI
 
 from llm_core.errors import DuplicateProviderError, PluginLoadError
 from llm_core.registry import Registry
+from tests.reliability.fault_server import FaultServer
+from tests.reliability.fault_targets import GEMINI, OPENAI
 
 BROKEN: dict[str, tuple[str, str, str]] = {
     # distribution: (module source, stage, what the report must say)

@@ -12,9 +12,6 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
-from fault_fixtures import AttemptCounter
-from fault_server import FaultServer
-from fault_targets import GEMINI, OPENAI, Target
 
 from llm_core.errors import ServerError
 from llm_core.registry import Registry
@@ -22,6 +19,9 @@ from llm_core.retry import RetryPolicy
 from llm_core.specs import ProviderSpec
 from llm_core.streaming import StreamEventType
 from llm_core.testing import FakeProvider, FakeReply, fake_spec
+from tests.reliability.fault_fixtures import AttemptCounter
+from tests.reliability.fault_server import FaultServer
+from tests.reliability.fault_targets import GEMINI, OPENAI, Target
 
 THREADS = 32
 PER_THREAD = 12

@@ -5,9 +5,11 @@ canned replies, and write the captured exchange as a readable cassette.
 The requests in the cassettes are therefore exactly what the current SDK sends for our calls;
 the replies are modelled on the SDK types and on real traffic recorded against the API.
 
-    /work/venv/bin/python tests/openai/cassette_author.py                 # every scenario
-    /work/venv/bin/python tests/openai/cassette_author.py chat_basic ...  # some of them
-    /work/venv/bin/python tests/openai/cassette_author.py conformance/chat  # a conformance-kit cassette
+Run from the repository root:
+
+    python -m tests.openai.cassette_author                   # every scenario
+    python -m tests.openai.cassette_author chat_basic ...    # some of them
+    python -m tests.openai.cassette_author conformance/chat  # a conformance-kit cassette
 
 To record from the real API instead, run the tests with ``LLM_CORE_RECORD=all`` and a real
 ``OPENAI_API_KEY`` (see docs/openai.md); authored-only scenarios (failures) are never re-recorded.
@@ -25,11 +27,16 @@ from typing import Any
 
 import httpx2
 
-sys.path.insert(0, str(Path(__file__).parent))
-
-from openai_scenarios import CASSETTES, CONFORMANCE, CONFORMANCE_REPLIES, SCENARIOS, Reply, Scenario, make_provider
-
 from llm_core.testing.cassettes import FILTERED, SECRET_HEADERS, ReadableJSONSerializer
+from tests.openai.openai_scenarios import (
+    CASSETTES,
+    CONFORMANCE,
+    CONFORMANCE_REPLIES,
+    SCENARIOS,
+    Reply,
+    Scenario,
+    make_provider,
+)
 
 #: Request headers that describe the authoring machine, not the request.
 NOISY_HEADERS = ("x-stainless-os", "x-stainless-arch", "x-stainless-runtime-version", "x-stainless-read-timeout")

@@ -5,21 +5,14 @@ from __future__ import annotations
 
 import inspect
 import json
-import sys
 from collections.abc import AsyncIterator, Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx2
 import pytest
 
-HERE = str(Path(__file__).parent)
-if HERE not in sys.path:  # the scenario and wire helpers live beside the tests
-    sys.path.insert(0, HERE)
-
-from openai_scenarios import CASSETTES, SCENARIOS, Sleeps, make_provider  # noqa: E402
-
-from llm_core.testing.cassettes import record_mode, use_cassette  # noqa: E402
+from llm_core.testing.cassettes import record_mode, use_cassette
+from tests.openai.openai_scenarios import CASSETTES, SCENARIOS, Sleeps, make_provider
 
 ENV = ("OPENAI_BASE_URL", "OPENAI_ORG_ID", "OPENAI_PROJECT_ID", "LLM_CORE_CONFIG", "LLM_CORE_PREFER")
 

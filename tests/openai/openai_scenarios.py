@@ -15,7 +15,14 @@ from pathlib import Path
 from typing import Any
 
 import httpx2
-from openai_wire import (
+from pydantic import BaseModel
+
+from llm_core.messages import ChatMessage
+from llm_core.requests import Prompt
+from llm_core.retry import RetryPolicy
+from llm_core.testing.cassettes import record_mode
+from llm_core.tools import ToolCall, ToolSpec
+from tests.openai.openai_wire import (
     CREATED,
     JPEG,
     PDF,
@@ -35,13 +42,6 @@ from openai_wire import (
     stream_body,
     usage,
 )
-from pydantic import BaseModel
-
-from llm_core.messages import ChatMessage
-from llm_core.requests import Prompt
-from llm_core.retry import RetryPolicy
-from llm_core.testing.cassettes import record_mode
-from llm_core.tools import ToolCall, ToolSpec
 
 CASSETTES = Path(__file__).resolve().parents[2] / "cassettes" / "openai"
 TEST_KEY = "test-key"

@@ -5,10 +5,10 @@ from __future__ import annotations
 from decimal import Decimal
 
 import pytest
-from openai_scenarios import CAPITAL
 
 from llm_core.errors import InvalidInputError, UnsupportedFeatureError
 from llm_core.responses import CompletionResponse
+from tests.openai.openai_scenarios import CAPITAL
 
 
 async def test_chat_sends_instructions_store_false_and_temperature_zero(player):

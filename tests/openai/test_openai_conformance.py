@@ -7,10 +7,10 @@ from pathlib import Path
 from typing import ClassVar
 
 import pytest
-from openai_scenarios import CONFORMANCE, make_provider
 
 from llm_core.errors import AuthenticationError, LLMError
 from llm_core.testing.conformance import ProviderConformance
+from tests.openai.openai_scenarios import CONFORMANCE, make_provider
 
 
 class TestOpenAIConformance(ProviderConformance):

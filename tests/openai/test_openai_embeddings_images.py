@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from openai_scenarios import SENTENCES, VECTORS
-from openai_wire import JPEG, PNG, float32_base64
 
 from core_openai_plugin.response_parser import decode_vector
 from llm_core.errors import ContentFilteredError, ContextLengthExceededError, InvalidInputError, InvalidResponseError
 from llm_core.responses import EmbeddingResponse, ImageResponse
+from tests.openai.openai_scenarios import SENTENCES, VECTORS
+from tests.openai.openai_wire import JPEG, PNG, float32_base64
 
 
 async def test_embeddings_with_dimensions_decode_the_sdk_default_base64(player):

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import httpx2
 import pytest
-from openai_scenarios import TEST_KEY, make_provider
 
 import openai
 from core_openai_plugin.errors import error_from_code, redact, retry_after_seconds
@@ -21,6 +20,7 @@ from llm_core.errors import (
     RateLimitError,
     ServerError,
 )
+from tests.openai.openai_scenarios import TEST_KEY, make_provider
 
 
 async def test_401_is_an_authentication_error_without_any_key(player):

@@ -13,22 +13,17 @@ import asyncio
 import base64
 import json
 import re
-import sys
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "reliability"))
-
-import upstreams as up
-from fault_server import Behaviour, FaultServer, respond, sse
-from openai_scenarios import make_provider
-
 from llm_core.errors import InvalidResponseError
 from llm_core.responses import ImageResponse
 from llm_core.streaming import StreamEventType
+from tests.openai.openai_scenarios import make_provider
+from tests.reliability import upstreams as up
+from tests.reliability.fault_server import Behaviour, FaultServer, respond, sse
 
 MODEL = "gpt-4.1"
 

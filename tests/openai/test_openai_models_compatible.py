@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from openai_scenarios import LISTED
 
 from llm_core.errors import AuthenticationError, ProviderConnectionError, UnsupportedFeatureError
 from llm_core.responses import ConnectionStatus
 from llm_core.streaming import StreamEventType, TokenType
+from tests.openai.openai_scenarios import LISTED
 
 
 async def test_available_models_lists_the_live_models(player):

@@ -10,7 +10,6 @@ from importlib.metadata import entry_points
 from typing import Any
 
 import pytest
-from openai_scenarios import make_provider
 
 from core_openai_plugin.models import DECISION_MODEL, DEFAULT_MODEL
 from core_openai_plugin.plugin import SPEC
@@ -18,6 +17,7 @@ from core_openai_plugin.provider import OpenAIProvider
 from llm_core.errors import ConfigurationError
 from llm_core.features import Feature
 from llm_core.registry import Registry
+from tests.openai.openai_scenarios import make_provider
 
 
 def test_the_distribution_registers_through_the_llm_core_entry_point():

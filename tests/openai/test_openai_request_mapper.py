@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from openai_scenarios import City, make_provider
-from openai_wire import PDF, PNG
 
 from core_openai_plugin.request_mapper import reasoning_config, replay_reasoning
 from core_openai_plugin.schemas import is_strict_schema
@@ -12,6 +10,8 @@ from llm_core.errors import InvalidInputError
 from llm_core.messages import ChatMessage, DocumentPart, ImagePart, TextPart
 from llm_core.requests import ThinkingOptions
 from llm_core.tools import ToolCall, ToolSpec
+from tests.openai.openai_scenarios import City, make_provider
+from tests.openai.openai_wire import PDF, PNG
 
 
 def mapped(messages, **options):

@@ -7,13 +7,13 @@ import base64
 import pytest
 from openai.types import CreateEmbeddingResponse, ImagesResponse
 from openai.types.responses import Response
-from openai_scenarios import make_provider
 
 from core_openai_plugin.response_parser import finish_reason, parse_embeddings, parse_images, parse_response, tool_call
 from llm_core.errors import InvalidInputError, InvalidResponseError, RateLimitError
 from llm_core.messages import ChatMessage
 from llm_core.requests import ChatRequest, EmbeddingRequest, ImageRequest
 from llm_core.tools import ToolCall
+from tests.openai.openai_scenarios import make_provider
 
 REQUEST = ChatRequest(messages=[ChatMessage.user("hi")], model="gpt-4.1")
 

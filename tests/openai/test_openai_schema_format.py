@@ -10,10 +10,10 @@ from typing import Any, Generic, Literal, TypeVar
 
 import httpx2
 import pytest
-from openai_scenarios import City, make_provider
 from pydantic import BaseModel, Field
 
 from core_openai_plugin.schemas import is_strict_schema, strict_json_schema, text_format
+from tests.openai.openai_scenarios import City, make_provider
 
 T = TypeVar("T")
 

@@ -4,10 +4,10 @@ JSON schema dicts, JSON mode."""
 from __future__ import annotations
 
 import pytest
-from openai_scenarios import PLANETS, City
 
 from llm_core.errors import InvalidResponseError
 from llm_core.streaming import StreamEventType
+from tests.openai.openai_scenarios import PLANETS, City
 
 CITY_FORMAT = {
     "type": "json_schema", "strict": True, "name": "City",

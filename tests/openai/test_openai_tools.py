@@ -4,9 +4,9 @@ function_call_output, parallel calls, reasoning replay across a tool round trip.
 from __future__ import annotations
 
 import pytest
-from openai_scenarios import CITY_RESULTS, city_calls
 
 from llm_core.errors import InvalidRequestError, InvalidResponseError
+from tests.openai.openai_scenarios import CITY_RESULTS, city_calls
 
 
 async def test_function_calls_become_tool_calls_with_decoded_arguments(player):

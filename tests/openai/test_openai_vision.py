@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import pytest
-from openai_scenarios import IMAGE_URL
-from openai_wire import JPEG, PDF, PNG
 
 from core_openai_plugin.provider import OpenAIProvider
 from llm_core.errors import InvalidInputError, InvalidRequestError, UnsupportedFeatureError
 from llm_core.messages import DocumentPart, ImagePart
 from llm_core.responses import VisionResponse
+from tests.openai.openai_scenarios import IMAGE_URL
+from tests.openai.openai_wire import JPEG, PDF, PNG
 
 
 async def test_image_bytes_go_as_a_base64_data_url(player):

@@ -7,7 +7,6 @@ server of tests/batch (mock_server.py says where each shape comes from)."""
 from __future__ import annotations
 
 import asyncio
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,11 +18,9 @@ from llm_core.batch import run
 from llm_core.registry import Registry
 from llm_core.retry import RetryPolicy
 from llm_core.testing import FakeProvider
+from tests.batch.mock_server import BatchServer
 
 from .conftest import Telemetry
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "batch"))
-from mock_server import BatchServer
 
 FAST_RETRY = RetryPolicy(max_attempts=2, initial_delay=0.0, max_delay=0.0, jitter=0.0)
 ITEMS = [

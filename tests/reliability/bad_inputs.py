@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
-from upstreams import PNG_1X1
 
 from llm_core.errors import (
     ConfigurationError,
@@ -27,6 +26,7 @@ from llm_core.errors import (
     UnsupportedFeatureError,
 )
 from llm_core.messages import DocumentPart, ImagePart
+from tests.reliability.upstreams import PNG_1X1
 
 JPEG = b"\xff\xd8\xff\xe0\x00\x10JFIF\x00\x01\x01\x00\x00\x01\x00\x01\x00\x00\xff\xd9"
 PDF = b"%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n"

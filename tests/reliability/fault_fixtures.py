@@ -9,12 +9,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fault_server import FaultServer
 
 from llm_core.hooks import hookimpl
 from llm_core.observe import observers
 from llm_core.registry import reset_registry
 from llm_core.retry import RetryPolicy
+from tests.reliability.fault_server import FaultServer
 
 #: Environment variables a developer machine may set that would change what a test sees.
 ENV_VARS = (
@@ -99,7 +99,7 @@ class Rig:
 @pytest.fixture(scope="session")
 def rigs() -> Iterator[dict[str, Rig]]:
     """One :class:`Rig` per installed plugin (``rigs["gemini"]``, ``rigs["openai"]``)."""
-    from fault_targets import HTTP_TARGETS
+    from tests.reliability.fault_targets import HTTP_TARGETS
 
     made = {target.name: Rig(target) for target in HTTP_TARGETS if target.installed}
     yield made

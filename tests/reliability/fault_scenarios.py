@@ -14,10 +14,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-import upstreams as up
-from fault_server import Behaviour, paced, redirect, reset, respond, slow, trickle
-from fault_targets import Target
-
 from llm_core.errors import (
     AuthenticationError,
     InvalidRequestError,
@@ -33,6 +29,9 @@ from llm_core.errors import (
     TransientError,
 )
 from llm_core.testing import FakeReply
+from tests.reliability import upstreams as up
+from tests.reliability.fault_server import Behaviour, paced, redirect, reset, respond, slow, trickle
+from tests.reliability.fault_targets import Target
 
 PIECES = ("Once", " upon", " a", " time")
 TEXT = "".join(PIECES)

@@ -13,11 +13,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import upstreams as up
-from fault_server import Behaviour, Request, cut_body, json_response, respond, sse
-
 from llm_core.provider import BaseProvider
 from llm_core.retry import RetryPolicy
+from tests.reliability import upstreams as up
+from tests.reliability.fault_server import Behaviour, Request, cut_body, json_response, respond, sse
 
 TEST_KEY = "test-key"
 

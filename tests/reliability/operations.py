@@ -8,9 +8,8 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from upstreams import PNG_1X1
-
 from llm_core.messages import ImagePart
+from tests.reliability.upstreams import PNG_1X1
 
 QUESTIONS = [{"key": "relevant", "kind": "yes_no", "instructions": "Is the candidate relevant?"}]
 TOOLS = [{"name": "get_weather", "description": "Weather for a city",

@@ -1,7 +1,8 @@
-"""Render the generated part of docs/reliability.md from the tables the tests assert.
+"""Render the generated part of docs/reliability.md from the tables the tests assert. Run from
+the repository root:
 
-    python tests/reliability/render_doc.py          # rewrite the generated section
-    python tests/reliability/render_doc.py --check  # exit 1 when it is stale
+    python -m tests.reliability.render_doc          # rewrite the generated section
+    python -m tests.reliability.render_doc --check  # exit 1 when it is stale
 
 The fault matrix, the bad-input catalogue and the lists below are the very data the tests
 parametrize over, so a row in the document is a case that passed (or, marked ✗, a known
@@ -13,14 +14,13 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from tests.reliability import bad_inputs, fault_scenarios as fs
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 DOC = ROOT / "docs" / "reliability.md"
-BEGIN = "<!-- BEGIN GENERATED: python tests/reliability/render_doc.py -->"
+BEGIN = "<!-- BEGIN GENERATED: python -m tests.reliability.render_doc -->"
 END = "<!-- END GENERATED -->"
-
-if str(HERE) not in sys.path:
-    sys.path.insert(0, str(HERE))
 
 #: The router scenarios of test_router_fallback.py (test name → what it proves), for each pair
 #: gemini→openai, openai→gemini and fake→fake, sync and async.
@@ -113,9 +113,6 @@ def _md(text: str) -> str:
 
 
 def render() -> str:
-    import bad_inputs
-    import fault_scenarios as fs
-
     cases = fs.cases()
     by_target: dict[str, int] = {}
     for _, target, _ in cases:

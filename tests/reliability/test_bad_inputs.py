@@ -7,14 +7,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from bad_inputs import API_CASES, CLI_CASES, SETUP_CASES, Case, CliCase, SetupCase, total_inputs
-from fault_fixtures import Rig, Sleeps
 
 from llm_core.errors import LLMError
 from llm_core.registry import Registry
 from llm_core.specs import ModelInfo
 from llm_core.testing import FakeProvider, fake_spec
 from llm_core.testing.fake import ALL_FEATURES
+from tests.reliability.bad_inputs import API_CASES, CLI_CASES, SETUP_CASES, Case, CliCase, SetupCase, total_inputs
+from tests.reliability.fault_fixtures import Rig, Sleeps
 
 
 def test_the_catalogue_has_at_least_forty_inputs() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import render_doc
+from tests.reliability import render_doc
 
 HERE = Path(__file__).resolve().parent
 
@@ -13,7 +13,7 @@ HERE = Path(__file__).resolve().parent
 def test_the_reliability_page_is_current() -> None:
     text = render_doc.DOC.read_text(encoding="utf-8")
     assert render_doc.current_section(text) == render_doc.render(), (
-        "docs/reliability.md is stale: run python tests/reliability/render_doc.py"
+        "docs/reliability.md is stale: run python -m tests.reliability.render_doc"
     )
 
 

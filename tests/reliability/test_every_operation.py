@@ -6,11 +6,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from fault_fixtures import Rig, Sleeps
-from operations import NOT_HERE, OPERATIONS
 
 from llm_core import operations as declared
 from llm_core.errors import AuthenticationError, LLMError, ServerError
+from tests.reliability.fault_fixtures import Rig, Sleeps
+from tests.reliability.operations import NOT_HERE, OPERATIONS
 
 NAMES = ["gemini", "openai"]
 pytestmark = pytest.mark.asyncio(loop_scope="session")

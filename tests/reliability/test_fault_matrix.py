@@ -10,15 +10,15 @@ import time
 from typing import Any
 
 import pytest
-from fault_fixtures import AttemptCounter, Rig, Sleeps
-from fault_scenarios import KNOWN_ISSUES, SHORT_TIMEOUT, TEXT, Fault, cases
-from fault_server import FaultServer, closed_port_url
-from fault_targets import GEMINI, OPENAI, Target
 
 from llm_core.errors import LLMError, RateLimitError
 from llm_core.provider import BaseProvider
 from llm_core.streaming import StreamEvent, StreamEventType
 from llm_core.testing import FakeProvider
+from tests.reliability.fault_fixtures import AttemptCounter, Rig, Sleeps
+from tests.reliability.fault_scenarios import KNOWN_ISSUES, SHORT_TIMEOUT, TEXT, Fault, cases
+from tests.reliability.fault_server import FaultServer, closed_port_url
+from tests.reliability.fault_targets import GEMINI, OPENAI, Target
 
 TARGETS = {"gemini": GEMINI, "openai": OPENAI}
 pytestmark = pytest.mark.asyncio(loop_scope="session")

@@ -20,9 +20,6 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 import pytest
-import upstreams as up
-from fault_fixtures import Rig, Sleeps
-from fault_server import chunks, json_response
 from hypothesis import HealthCheck, assume, example, given, settings, strategies as st
 
 from llm_core.capabilities import decode_json
@@ -40,6 +37,9 @@ from llm_core.requests import coerce_tools
 from llm_core.responses import CompletionResponse
 from llm_core.retry import RetryPolicy
 from llm_core.streaming import StreamEventType
+from tests.reliability import upstreams as up
+from tests.reliability.fault_fixtures import Rig, Sleeps
+from tests.reliability.fault_server import chunks, json_response
 
 PROPS = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 WIRE = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

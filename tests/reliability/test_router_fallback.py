@@ -8,10 +8,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from fault_fixtures import Rig, Sleeps
-from fault_scenarios import PIECES, TEXT
-from fault_server import Behaviour, FaultServer, closed_port_url, reset
-from fault_targets import Target
 
 from llm_core.errors import (
     AuthenticationError,
@@ -27,6 +23,10 @@ from llm_core.retry import RetryPolicy
 from llm_core.routing import FallbackExhaustedError, Router
 from llm_core.streaming import StreamEvent, StreamEventType
 from llm_core.testing import FakeProvider, FakeReply, fake_spec
+from tests.reliability.fault_fixtures import Rig, Sleeps
+from tests.reliability.fault_scenarios import PIECES, TEXT
+from tests.reliability.fault_server import Behaviour, FaultServer, closed_port_url, reset
+from tests.reliability.fault_targets import Target
 
 
 @dataclass

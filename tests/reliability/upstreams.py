@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from email.utils import formatdate
 from typing import Any
 
-from fault_server import Behaviour, Request, json_response, sse
+from tests.reliability.fault_server import Behaviour, Request, json_response, sse
 
 PNG_1X1 = bytes.fromhex(
     "89504e470d0a1a0a0000000d4948445200000001000000010806000000"

@@ -1,6 +1,6 @@
 """Author the conformance cassettes that ``llm-core new-plugin`` ships.
 
-    python tests/scaffold/author_cassettes.py [OUT_DIR]
+    python -m tests.scaffold.author_cassettes [OUT_DIR]   # from the repository root
 
 Renders the scaffold under a placeholder name, runs every conformance scenario it claims through
 the generated provider (real httpx2 client, real request bodies), answers each request with a
@@ -201,7 +201,7 @@ def main(argv: list[str]) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         project = write_plugin(PLACEHOLDER, Path(tmp))
         shutil.rmtree(project / "cassettes", ignore_errors=True)
-        sys.path.insert(0, str(project / "src"))
+        sys.path.insert(0, str(project / "src"))  # the generated plugin: not installed, only written
         provider_module = __import__(f"llm_core_{PLACEHOLDER}.provider", fromlist=["x"])
         provider_class = getattr(provider_module, f"{PLACEHOLDER.capitalize()}Provider")
         recorded = Path(tmp) / "recorded"

@@ -188,10 +188,9 @@ def test_generated_tests_pass_on_the_shipped_cassettes(generated: dict[str, Path
 
 def test_shipped_cassettes_are_what_the_author_script_writes(tmp_path: Path) -> None:
     """The cassettes match the generated request mapper and the kit's inputs: re-authoring them
-    (python tests/scaffold/author_cassettes.py) changes nothing."""
-    script = Path(__file__).with_name("author_cassettes.py")
-    result = _run([sys.executable, str(script), str(tmp_path)], ROOT)
+    (python -m tests.scaffold.author_cassettes) changes nothing."""
+    result = _run([sys.executable, "-m", "tests.scaffold.author_cassettes", str(tmp_path)], ROOT)
     assert result.returncode == 0, result.stderr
     fresh = {p.name: p.read_text(encoding="utf-8") for p in tmp_path.glob("*.json.tmpl")}
     shipped = {p.name: p.read_text(encoding="utf-8") for p in CASSETTE_TEMPLATES.glob("*.json.tmpl")}
-    assert fresh == shipped, "cassette templates are stale: run python tests/scaffold/author_cassettes.py"
+    assert fresh == shipped, "cassette templates are stale: run python -m tests.scaffold.author_cassettes"

@@ -5,8 +5,8 @@ from __future__ import annotations
 import secrets
 from typing import Any
 
-from fault_server import Request, json_response
-from fault_targets import Target
+from tests.reliability.fault_server import Request, json_response
+from tests.reliability.fault_targets import Target
 
 
 def make_canary(style: str, provider: str) -> str:

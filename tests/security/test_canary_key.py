@@ -14,11 +14,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-from canary import echo_key_upstream, make_canary
-from fault_fixtures import AttemptCounter
-from fault_server import FaultServer, reset
-from fault_targets import GEMINI, OPENAI, Target
-from operations import OPERATIONS
 
 from llm_core.errors import AuthenticationError, InvalidResponseError, LLMError, ProviderConnectionError, ServerError
 from llm_core.observe import observers
@@ -27,6 +22,11 @@ from llm_core.registry.discovery import new_plugin_manager
 from llm_core.retry import RetryPolicy
 from llm_core.streaming import StreamEvent
 from llm_core.testing import FakeProvider, FakeReply
+from tests.reliability.fault_fixtures import AttemptCounter
+from tests.reliability.fault_server import FaultServer, reset
+from tests.reliability.fault_targets import GEMINI, OPENAI, Target
+from tests.reliability.operations import OPERATIONS
+from tests.security.canary import echo_key_upstream, make_canary
 
 STREAMS = {
     "stream_chat_completion": (

@@ -12,14 +12,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from canary import echo_key_upstream
-from fault_server import Behaviour, FaultServer, Request, json_response, sse
-from fault_targets import GEMINI, OPENAI
-from key_scanner import scan_tree
 
 from llm_core.errors import AuthenticationError
 from llm_core.retry import RetryPolicy
 from llm_core.streaming import StreamEventType
+from tests.reliability.fault_server import Behaviour, FaultServer, Request, json_response, sse
+from tests.reliability.fault_targets import GEMINI, OPENAI
+from tests.security.canary import echo_key_upstream
+from tests.security.key_scanner import scan_tree
 
 ROOT = Path(__file__).resolve().parents[2]
 CASSETTES = ROOT / "cassettes"

@@ -12,9 +12,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from canary import echo_key_upstream, make_canary
-from fault_server import FaultServer
-from fault_targets import GEMINI, OPENAI
+
+from tests.reliability.fault_server import FaultServer
+from tests.reliability.fault_targets import GEMINI, OPENAI
+from tests.security.canary import echo_key_upstream, make_canary
 
 COMMANDS: list[list[str]] = [
     ["providers"],

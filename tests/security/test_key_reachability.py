@@ -20,11 +20,6 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from canary import make_canary
-from fault_server import Behaviour, FaultServer, Request, json_response, reset, respond, sse
-from fault_targets import GEMINI, OPENAI, Target
-from operations import OPERATIONS
-from reach import reachable
 
 from llm_core.errors import (
     AuthenticationError,
@@ -36,6 +31,11 @@ from llm_core.errors import (
 from llm_core.registry import Registry
 from llm_core.retry import RetryPolicy
 from llm_core.streaming import StreamEvent
+from tests.reliability.fault_server import Behaviour, FaultServer, Request, json_response, reset, respond, sse
+from tests.reliability.fault_targets import GEMINI, OPENAI, Target
+from tests.reliability.operations import OPERATIONS
+from tests.security.canary import make_canary
+from tests.security.reach import reachable
 
 TARGETS = [GEMINI, OPENAI]
 LOGGERS = ("llm_core", "llm_core.calls", "openai", "httpx2", "httpcore2", "google_genai", "google")

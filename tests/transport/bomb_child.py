@@ -1,5 +1,6 @@
 """Calls against a loopback server that answers a gzip bomb, in a process of their own, so that
-the peak memory measured is theirs: ``python bomb_child.py '<json list>'`` prints one JSON line
+the peak memory measured is theirs: ``python -m tests.transport.bomb_child '<json list>'`` (from the
+repository root) prints one JSON line
 of figures per case. The peak (VmHWM) is reset before each case.
 
 Each case: ``target`` (gemini/openai), ``mode`` (sync/async), ``kind`` (call/stream), ``bomb``
@@ -13,12 +14,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-HERE = Path(__file__).resolve().parent
-sys.path[:0] = [str(HERE.parent / "reliability"), str(HERE)]
-
-from fault_server import FaultServer, respond  # noqa: E402
-from fault_targets import HTTP_TARGETS  # noqa: E402
-from helpers import error_of, run, warm  # noqa: E402
+from tests.reliability.fault_server import FaultServer, respond
+from tests.reliability.fault_targets import HTTP_TARGETS
+from tests.transport.helpers import error_of, run, warm
 
 
 def status(field: str) -> int:

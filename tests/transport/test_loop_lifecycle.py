@@ -20,12 +20,12 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from fault_scenarios import PIECES
-from fault_server import FaultServer, paced
-from fault_targets import HTTP_TARGETS, Target
-from helpers import wait_until
 
 from llm_core.streaming import StreamEventType
+from tests.reliability.fault_scenarios import PIECES
+from tests.reliability.fault_server import FaultServer, paced
+from tests.reliability.fault_targets import HTTP_TARGETS, Target
+from tests.transport.helpers import wait_until
 
 TARGETS = {t.name: t for t in HTTP_TARGETS}
 LOOPS = 500

@@ -11,11 +11,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from fault_server import FaultServer, redirect
-from fault_targets import HTTP_TARGETS, TEST_KEY, Target
-from helpers import KINDS, MODES, error_of, run
 
 from llm_core.errors import ConfigurationError, InvalidResponseError
+from tests.reliability.fault_server import FaultServer, redirect
+from tests.reliability.fault_targets import HTTP_TARGETS, TEST_KEY, Target
+from tests.transport.helpers import KINDS, MODES, error_of, run
 
 TARGETS = {t.name: t for t in HTTP_TARGETS}
 

@@ -19,16 +19,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fault_server import FaultServer, paced
-from fault_targets import HTTP_TARGETS
-from helpers import MODES, error_of, run
 
 from llm_core.errors import InvalidResponseError
+from tests.reliability.fault_server import FaultServer, paced
+from tests.reliability.fault_targets import HTTP_TARGETS
+from tests.transport.helpers import MODES, error_of, run
 
 TARGETS = {t.name: t for t in HTTP_TARGETS}
 MIB = 1024 * 1024
 INFLATED = 500 * 1000 * 1000  # 500 MB of JSON whitespace once decoded
-CHILD = Path(__file__).with_name("bomb_child.py")
+ROOT = Path(__file__).resolve().parents[2]
+CHILD = "tests.transport.bomb_child"  # run as a module from ROOT
 
 
 def _bomb(prefix: bytes) -> bytes:
@@ -83,7 +84,8 @@ def _measure(target: str, bombs: dict[str, Path]) -> list[dict[str, Any]]:
     ]
     cases.append({"target": target, "mode": "sync", "kind": "call", "bomb": str(bombs["call"]), "options": {}})
     done = subprocess.run(
-        [sys.executable, str(CHILD), json.dumps(cases)], capture_output=True, text=True, timeout=300, check=False
+        [sys.executable, "-m", CHILD, json.dumps(cases)],
+        cwd=ROOT, capture_output=True, text=True, timeout=300, check=False,
     )
     assert done.returncode == 0, done.stderr[-3000:]
     figures = [json.loads(line) for line in done.stdout.strip().splitlines() if line.startswith("{")]

@@ -12,12 +12,12 @@ import json
 from typing import Any
 
 import pytest
-from fault_scenarios import PIECES
-from fault_server import FaultServer, paced, slow, trickle
-from fault_targets import HTTP_TARGETS, Target
-from helpers import MODES, error_of, run, tokens, warm
 
 from llm_core.errors import ProviderTimeoutError
+from tests.reliability.fault_scenarios import PIECES
+from tests.reliability.fault_server import FaultServer, paced, slow, trickle
+from tests.reliability.fault_targets import HTTP_TARGETS, Target
+from tests.transport.helpers import MODES, error_of, run, tokens, warm
 
 TARGETS = {t.name: t for t in HTTP_TARGETS}
 KEEP_ALIVE = b": keep-alive\n\n"
