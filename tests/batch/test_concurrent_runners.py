@@ -11,12 +11,12 @@ import time
 from pathlib import Path
 
 import pytest
-from batchkit import chats, finish, read_lines, start_runner
-from mock_server import BatchServer
 
 from llm_core.batch.errors import BatchBusyError
 from llm_core.batch.lock import RunLock, lock_path
 from llm_core.errors import InvalidInputError
+from tests.batch.batchkit import chats, finish, read_lines, start_runner
+from tests.batch.mock_server import BatchServer
 
 ITEMS = 100
 WAIT = 60.0  # every wait below is bounded by this

@@ -10,14 +10,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from batchkit import chats, read_lines
-from mock_server import BatchServer
 
 from llm_core.batch import BatchFileError, run
 from llm_core.batch.control import resume
 from llm_core.batch.record import record_path
 from llm_core.batch.runner import load_summary
 from llm_core.registry import get_registry
+from tests.batch.batchkit import chats, read_lines
+from tests.batch.mock_server import BatchServer
 
 ITEMS = 40
 

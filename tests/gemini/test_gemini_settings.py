@@ -11,14 +11,14 @@ from typing import Any
 
 import httpx2
 import pytest
-from gemini_inputs import KEY
-from gemini_support import Offline
 
 from core_gemini_plugin import request_mapper
 from core_gemini_plugin.provider import GeminiProvider
 from llm_core.config import declared_settings
 from llm_core.errors import ConfigurationError, InvalidInputError, UnknownSettingError
 from llm_core.registry import Registry
+from tests.gemini.gemini_inputs import KEY
+from tests.gemini.gemini_support import Offline
 
 ANSWER = {
     "candidates": [{"content": {"role": "model", "parts": [{"text": "ok"}]}, "finishReason": "STOP", "index": 0}],

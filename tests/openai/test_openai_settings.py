@@ -12,8 +12,6 @@ from typing import Any
 
 import httpx2
 import pytest
-from openai_scenarios import TEST_KEY, make_provider
-from openai_wire import PNG, Answer, Msg, response_body, usage
 
 from core_openai_plugin import request_mapper
 from core_openai_plugin.provider import OpenAIProvider
@@ -21,6 +19,8 @@ from llm_core.config import declared_settings
 from llm_core.errors import ConfigurationError, InvalidInputError, UnknownSettingError
 from llm_core.messages import ChatMessage, ImagePart, TextPart
 from llm_core.registry import Registry
+from tests.openai.openai_scenarios import TEST_KEY, make_provider
+from tests.openai.openai_wire import PNG, Answer, Msg, response_body, usage
 
 MODEL = "gpt-4.1"  # takes temperature and top_p (a reasoning model refuses them before sending)
 
