@@ -20,8 +20,6 @@ from typing import Any
 
 import httpx2
 import pytest
-from gemini_inputs import CASSETTES, COUNT_FALLBACK_PROMPT, KEY, PNG, QUESTION
-from gemini_support import Offline, Runner, cassette, sent_body
 from google.genai import types
 
 from core_gemini_plugin.provider import GeminiProvider
@@ -38,6 +36,8 @@ from llm_core.retry import RetryPolicy
 from llm_core.specs import ProviderSpec
 from llm_core.testing.cassettes import use_cassette
 from llm_core.tools import ToolSpec
+from tests.gemini.gemini_inputs import CASSETTES, COUNT_FALLBACK_PROMPT, KEY, PNG, QUESTION
+from tests.gemini.gemini_support import Offline, Runner, cassette, sent_body
 
 WEATHER = ToolSpec(name="get_weather", parameters={"type": "object", "properties": {"city": {"type": "string"}}})
 CONVERSATION = [

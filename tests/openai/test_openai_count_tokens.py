@@ -15,7 +15,6 @@ from typing import Any
 import httpx2
 import pytest
 from openai.types.responses import input_token_count_params
-from openai_scenarios import CAPITAL, WEATHER, make_provider
 
 from core_openai_plugin import request_mapper
 from core_openai_plugin.response_parser import parse_input_tokens
@@ -26,6 +25,7 @@ from llm_core.messages import ChatMessage
 from llm_core.registry import Registry
 from llm_core.requests import ChatRequest
 from llm_core.responses import TokenCount
+from tests.openai.openai_scenarios import CAPITAL, WEATHER, make_provider
 
 
 async def test_count_tokens_sends_the_responses_input_and_reads_the_count(player: Any) -> None:
