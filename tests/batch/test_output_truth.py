@@ -183,3 +183,16 @@ def test_status_sees_a_changed_output(registered_openai: Any, done_run) -> None:
 def registered_openai(openai: Any) -> Any:
     with get_registry().override(openai):
         yield openai
+
+
+def test_the_batch_errors_pickle_with_their_attributes(tmp_path: Path) -> None:
+    import pickle
+
+    from llm_core.batch import BatchBusyError
+
+    busy = BatchBusyError("busy", pid=42, host="h", started="2026-12-01T00:00:00+00:00")
+    damaged = BatchFileError("damaged", path=tmp_path / "out.jsonl", line=7)
+    for error, fields in ((busy, ("pid", "host", "started")), (damaged, ("path", "line"))):
+        loaded = pickle.loads(pickle.dumps(error))
+        assert type(loaded) is type(error) and str(loaded) == str(error)
+        assert all(getattr(loaded, name) == getattr(error, name) for name in fields)

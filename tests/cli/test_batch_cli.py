@@ -263,3 +263,12 @@ def test_a_damaged_record_is_named(batch: Any, items: Path, tmp_path: Path) -> N
     assert shown.returncode == 3 and f"the job record {record} cannot be read" in shown.stderr
     assert "Traceback" not in shown.stderr
     assert "record damaged" in batch("status").stdout
+
+
+def test_a_damaged_jobs_index_is_named(batch: Any, env: dict[str, str]) -> None:
+    index = Path(env["LLM_CORE_BATCH_JOBS"])
+    index.parent.mkdir(parents=True, exist_ok=True)
+    index.write_bytes(b"not an index" * 500)
+    shown = batch("status")
+    assert shown.returncode == 3, shown.stderr
+    assert f"the batch jobs index {index} cannot be read" in shown.stderr and "Traceback" not in shown.stderr

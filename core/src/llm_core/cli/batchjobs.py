@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from llm_core.batch.record import record_path
-from llm_core.errors import InvalidInputError
+from llm_core.errors import ConfigurationError, InvalidInputError
 
 JOBS_ENV = "LLM_CORE_BATCH_JOBS"
 _SCHEMA = """
@@ -41,12 +41,23 @@ def jobs_path() -> Path:
 
 @contextmanager
 def _connect() -> Iterator[sqlite3.Connection]:
+    """The index in one transaction, committed on success; SQLite's failures (a damaged file, a
+    folder that cannot be written, another process holding it too long) are ConfigurationError
+    naming the file."""
     path = jobs_path()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with closing(sqlite3.connect(path)) as db:
-        db.executescript(_SCHEMA)
-        with db:  # one transaction, committed on success
-            yield db
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with closing(sqlite3.connect(path)) as db:
+            db.executescript(_SCHEMA)
+            with db:
+                yield db
+    except (sqlite3.IntegrityError, InvalidInputError):
+        raise
+    except (sqlite3.Error, OSError) as exc:
+        raise ConfigurationError(
+            f"the batch jobs index {path} cannot be read ({exc}); move it away (runs are still named by their "
+            f"output path), or set {JOBS_ENV} to another file"
+        ) from exc
 
 
 def remember(output: Path, source: Path) -> int:
