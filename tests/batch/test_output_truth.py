@@ -171,6 +171,20 @@ def test_a_batch_run_without_its_record_sends_only_what_the_output_lacks(
     _all_once(output)
 
 
+def test_items_kept_out_of_a_job_and_lost_again_get_a_new_job(
+    openai: Any, server: BatchServer, write_jsonl, tmp_path: Path
+) -> None:
+    source, output = write_jsonl(chats(ITEMS)), tmp_path / "out.jsonl"
+    assert _again(source, output, openai, "batch").finished
+    _keep_lines(output, 30)
+    _delete_record(output)
+    assert _again(source, output, openai, "batch").finished  # the 30 in the output were sent in no job
+    _keep_lines(output, 20)  # ten of those 30 lost now
+    summary = _again(source, output, openai, "batch")
+    assert summary.finished and summary.done == ITEMS
+    _all_once(output)
+
+
 def test_status_sees_a_changed_output(registered_openai: Any, done_run) -> None:
     _source, output = done_run
     assert not load_summary(output).output_changed

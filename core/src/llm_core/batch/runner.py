@@ -18,20 +18,20 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from llm_core.batch.capability import BatchCapable, new_tag
+from llm_core.batch.capability import BatchCapable
+from llm_core.batch.chunks import Chunker, adopt_orphans
 from llm_core.batch.jsonl import MAX_LINE_BYTES, read_items
 from llm_core.batch.local import RateLimiter, run_items
 from llm_core.batch.lock import RunLock
 from llm_core.batch.observing import observed_run
+from llm_core.batch.output import Output, Results
 from llm_core.batch.record import (
     FETCHED,
     OPEN,
     SUBMITTED,
     SUBMITTING,
     JobRecord,
-    Output,
     RecordItems,
-    Results,
     picodollars_to_cost,
     record_path,
 )
@@ -201,23 +201,11 @@ def _ingest(
     record: JobRecord, source: Any, target: Any, mode: str, chunk_size: int | None, max_line_bytes: int
 ) -> None:
     """Every item validated into the record (nothing is sent yet); batch items get their job."""
-    size = chunk_size or (target.max_batch_items if mode == "batch" else 0)
-    open_chunks: dict[str, tuple[int, int]] = {}  # group -> (chunk, items so far)
-    chunks = 0
+    chunker = Chunker(record, target, chunk_size or target.max_batch_items) if mode == "batch" else None
     try:
         record.begin()
         for position, (where, item) in enumerate(_lines(source, max_line_bytes), 1):
-            chunk = None
-            if mode == "batch":
-                _custom_id, kind, request = target.build_batch_entry(item)
-                group = target.batch_group(kind, request[1] if kind == "decision" else request)
-                current = open_chunks.get(group)
-                if current is None or current[1] >= size:
-                    chunks += 1
-                    record.add_chunk(chunks, group, new_tag())
-                    current = (chunks, 0)
-                chunk = current[0]
-                open_chunks[group] = (chunk, current[1] + 1)
+            chunk = None if chunker is None else chunker.assign(item)
             if not record.add_item(item.custom_id, position, item_to_json(item), chunk):
                 raise InvalidInputError(f"{where}: duplicate custom_id {item.custom_id!r}")
         if record.counts()["total"] == 0:
@@ -275,6 +263,7 @@ def _run_batch(
 ) -> None:
     """Submit every open job, then poll the submitted ones and write the results of each that
     is final: once when ``wait`` is false, until none is left when it is true."""
+    adopt_orphans(record, provider)
     for chunk, _group, tag, _job_id, state in record.chunks(OPEN, SUBMITTING):
         found = provider.find_batch(tag) if state == SUBMITTING else None
         if found is None and record.get("cancelled"):
