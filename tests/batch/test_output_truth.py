@@ -210,3 +210,15 @@ def test_the_batch_errors_pickle_with_their_attributes(tmp_path: Path) -> None:
         loaded = pickle.loads(pickle.dumps(error))
         assert type(loaded) is type(error) and str(loaded) == str(error)
         assert all(getattr(loaded, name) == getattr(error, name) for name in fields)
+
+
+def test_a_record_whose_input_was_never_read_in_full_says_so(tmp_path: Path) -> None:
+    from llm_core.batch.control import cancel, job_statuses
+    from llm_core.batch.record import JobRecord
+    from llm_core.errors import InvalidInputError
+
+    output = tmp_path / "out.jsonl"
+    JobRecord(record_path(output)).close()  # as a runner killed while it read its input leaves it
+    for attempt in (resume, cancel, job_statuses):
+        with pytest.raises(InvalidInputError, match="never finished reading its input: run it again with its input"):
+            attempt(output)

@@ -31,6 +31,11 @@ def _open(output: str | Path) -> JobRecord:
 def stored_target(output: str | Path, registry: Any = None) -> Any:
     """The provider (or router) the run of ``output`` sends to, built in this process."""
     run_of = load_summary(output)
+    if not run_of.provider:  # a runner stopped while it read the input: nothing was sent
+        raise InvalidInputError(
+            f"the run of {output} never finished reading its input: run it again with its input "
+            "(llm_core.batch.run, or llm-core batch submit)"
+        )
     mode: Mode = "local" if run_of.mode == "local" else "batch"
     if run_of.provider.startswith(ROUTER_PREFIX):
         features = run_of.provider.removeprefix(ROUTER_PREFIX).split(",")
@@ -68,7 +73,7 @@ def resume(
 
 
 def _batch_provider(output: str | Path, registry: Any) -> BatchCapable:
-    if load_summary(output).mode != "batch":
+    if load_summary(output).mode == "local":
         raise InvalidInputError(
             f"{output} is a local run: it has no provider jobs (stop a running local run with Ctrl-C)"
         )
