@@ -71,6 +71,19 @@ BROKEN: dict[str, tuple[str, str, str]] = {
         "duplicate",
         "already registered by 'core-gemini-plugin'",
     ),
+    "eef-twice-registered": (
+        """
+        from llm_core import hookimpl, ProviderSpec
+
+        @hookimpl
+        def llm_core_register_providers(register):
+            for name in ("Twice", "Twice again"):
+                register(ProviderSpec(identifier="twice", name=name, features=["chat"],
+                                      factory="llm_core.testing.fake:FakeProvider", requires_credentials=False))
+        """,
+        "duplicate",
+        "'twice' was registered 2 times by this plugin",
+    ),
 }
 
 WORKING: dict[str, str] = {
@@ -150,6 +163,8 @@ def test_discovery_goes_on_and_reports_each_problem_with_its_distribution(on_pat
         assert str(error).startswith(f"{distribution} ({stage}): ")
         assert detail in str(error)
     assert isinstance(reported["eee-taken-identifier"].error, DuplicateProviderError)
+    assert isinstance(reported["eef-twice-registered"].error, DuplicateProviderError)
+    assert registry.spec("twice").name == "Twice", "a plugin's first registration of an identifier is kept"
 
 
 @pytest.mark.parametrize("distribution", list(BROKEN))

@@ -164,7 +164,8 @@ def _owners_of(
     claims: list[tuple[ProviderSpec, str]], on_error: Callable[[PluginError], None]
 ) -> list[tuple[ProviderSpec, str]]:
     """One spec per identifier: the pinned distribution's, else the first claim's. Every other
-    claim is logged as a warning and recorded as a ``duplicate`` plugin error."""
+    claim is logged as a warning and recorded as a ``duplicate`` plugin error, and so is a
+    distribution that claims one identifier more than once (its first claim is the one kept)."""
     by_identifier: dict[str, list[tuple[ProviderSpec, str]]] = {}
     for spec, dist in claims:
         by_identifier.setdefault(spec.identifier, []).append((spec, dist))
@@ -177,6 +178,7 @@ def _owners_of(
             logger.warning("%s pins provider %r to %r, which does not register it", OWNERS_ENV, identifier, pinned)
         spec, owner = winner or contenders[0]
         kept.append((spec, owner))
+        _report_repeats(identifier, contenders, on_error)
         for _, dist in contenders:
             if dist == owner:
                 continue
@@ -190,3 +192,22 @@ def _owners_of(
             logger.warning("%s: %s", dist, message)
             on_error(PluginError(dist, "duplicate", DuplicateProviderError(message, distribution=dist)))
     return kept
+
+
+def _report_repeats(
+    identifier: str, contenders: list[tuple[ProviderSpec, str]], on_error: Callable[[PluginError], None]
+) -> None:
+    """A plugin that registers one identifier twice is a bug in that plugin (two specs, only one
+    of which can be used): reported once per distribution, like any other broken plugin."""
+    counts: dict[str, int] = {}
+    for _, dist in contenders:
+        counts[dist] = counts.get(dist, 0) + 1
+    for dist, count in counts.items():
+        if count < 2:
+            continue
+        message = (
+            f"provider identifier {identifier!r} was registered {count} times by this plugin; "
+            "the first registration is kept and the others were ignored"
+        )
+        logger.warning("%s: %s", dist, message)
+        on_error(PluginError(dist, "duplicate", DuplicateProviderError(message, distribution=dist)))
