@@ -165,8 +165,8 @@ def test_a_data_url_declares_the_mime_type_when_none_is_given() -> None:
         {"data": "data:image/png;base64,@@@"},
     ],
 )
-def test_invalid_binary_parts_raise_a_validation_error(kwargs: dict[str, Any]) -> None:
-    with pytest.raises(ValidationError):
+def test_invalid_binary_parts_raise_invalid_input(kwargs: dict[str, Any]) -> None:
+    with pytest.raises(InvalidInputError):
         ImagePart(**kwargs)
 
 

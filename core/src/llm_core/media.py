@@ -113,10 +113,13 @@ def to_image_part(item: ImageInput, mime_type: str | None = None) -> ImagePart:
 
 def _image_part(what: str, provider: str | None = None, **values: Any) -> ImagePart:
     """An :class:`ImagePart` of caller input; Pydantic's refusal becomes :class:`InvalidInputError`."""
-    try:
-        return ImagePart(**values)
+    try:  # model_validate: Pydantic's own error, reworded here with the provider and what it was
+        return ImagePart.model_validate(values)
     except ValidationError as exc:
-        detail = str(exc.errors()[0]["msg"]).removeprefix("Value error, ")
+        first = exc.errors()[0]
+        detail = str(first["msg"]).removeprefix("Value error, ")
+        where = ".".join(str(p) for p in first.get("loc", ()))
+        detail = f"{where}: {detail}" if where else detail  # which argument: mime_type, url, data
         raise InvalidInputError(f"{what} is invalid: {detail}", provider=provider) from None
 
 

@@ -11,10 +11,12 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    Strict,
     ValidationError,
     field_validator,
     model_validator,
 )
+from pydantic._internal._model_construction import ModelMetaclass  # the metaclass of BaseModel
 
 from llm_core.errors import InvalidInputError
 from llm_core.tools import ToolCall
@@ -27,14 +29,41 @@ class Role(StrEnum):
     TOOL = "tool"
 
 
-class TextPart(BaseModel):
+URL_RULE = "url must be an http(s) or data: URL"
+
+
+def is_web_or_data_url(url: object) -> bool:
+    """Only URLs a provider fetches itself (http, https) or carries inline (data:): a ``file:``,
+    ``ftp:`` or ``javascript:`` URL would be refused upstream, or worse, read."""
+    return isinstance(url, str) and url.lower().startswith(("http://", "https://", "data:"))
+
+
+class _RaisesInvalidInput(ModelMetaclass):
+    """Calling the class (``ImagePart(url=...)``, ``ChatMessage.user(...)``) turns Pydantic's
+    refusal into :class:`InvalidInputError`, the error every builder raises before anything is
+    sent. Only the call: parsing (``model_validate``, a part inside a message) never goes through
+    it, so it keeps its ``ValidationError`` and costs nothing more (a custom ``__init__`` would
+    run on every validation and nest its error in the outer one)."""
+
+    def __call__(cls, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return super().__call__(*args, **kwargs)
+        except ValidationError as exc:
+            raise InvalidInputError(f"{cls.__name__} is invalid: {_first_error(exc)}") from None
+
+
+class _CallerInput(BaseModel, metaclass=_RaisesInvalidInput):
+    """A model callers build by hand: bad input is :class:`InvalidInputError`."""
+
+
+class TextPart(_CallerInput):
     model_config = ConfigDict(frozen=True)
 
     type: Literal["text"] = "text"
-    text: str
+    text: Annotated[str, Strict()]  # bytes are not text: Pydantic would decode them silently
 
 
-class _BinaryPart(BaseModel):
+class _BinaryPart(_CallerInput):
     """Inline bytes (``data``) or a URL, with a MIME type. In JSON, ``data`` is base64 text."""
 
     model_config = ConfigDict(frozen=True, ser_json_bytes="base64")
@@ -73,10 +102,8 @@ class _BinaryPart(BaseModel):
     @field_validator("url")
     @classmethod
     def _web_or_data_url(cls, value: str | None) -> str | None:
-        """Only URLs a provider fetches itself (http, https) or carries inline (data:): a
-        ``file:`` or ``ftp:`` URL would be refused upstream, or worse, read."""
-        if value is not None and not value.lower().startswith(("http://", "https://", "data:")):
-            raise ValueError("url must be an http(s) or data: URL")
+        if value is not None and not is_web_or_data_url(value):
+            raise ValueError(URL_RULE)
         return value
 
     @model_validator(mode="after")
@@ -113,7 +140,7 @@ class DocumentPart(_BinaryPart):
 ContentPart = Annotated[TextPart | ImagePart | DocumentPart, Field(discriminator="type")]
 
 
-class ChatMessage(BaseModel):
+class ChatMessage(_CallerInput):
     """One chat turn. ``content`` is a string or a list of parts.
 
     Assistant turns may carry ``tool_calls``; tool turns carry ``tool_call_id`` (and ``name``).
@@ -167,6 +194,8 @@ class ChatMessage(BaseModel):
 
     @classmethod
     def user(cls, content: str | Sequence[TextPart | ImagePart | DocumentPart | str]) -> ChatMessage:
+        if not isinstance(content, str | list | tuple):
+            raise InvalidInputError(f"a user message is a string or a list of parts, not {type(content).__name__}")
         parts: Any = content if isinstance(content, str) else list(content)
         return cls(role=Role.USER, content=parts)
 
@@ -238,7 +267,8 @@ def _first_error(exc: ValidationError) -> str:
     where = ".".join(str(p) for p in err.get("loc", ()) if not _is_branch_label(p))
     if where == "role":
         return "role must be one of system, user, assistant, tool"
-    return f"{where}: {err.get('msg')}" if where else str(err.get("msg"))
+    message = str(err.get("msg")).removeprefix("Value error, ")  # our validators' own words
+    return f"{where}: {message}" if where else message
 
 
 def _is_branch_label(part: object) -> bool:

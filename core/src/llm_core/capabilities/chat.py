@@ -100,6 +100,8 @@ class VisionCapable(BaseProvider):
         mime_type: str | None = None,
         **options: Any,
     ) -> ChatRequest:
+        if not isinstance(prompt, str):
+            raise InvalidInputError(f"prompt must be a string, not {type(prompt).__name__}", provider=self.identifier)
         parts: list[TextPart | ImagePart] = [TextPart(text=prompt)]
         items: Sequence[ImageInput | TextPart] = image if isinstance(image, list | tuple) else [image]  # type: ignore[list-item]
         for item in items:

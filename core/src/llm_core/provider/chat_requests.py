@@ -10,7 +10,16 @@ from typing import Any
 from llm_core.config import reveal_secrets
 from llm_core.errors import ConfigurationError, InvalidInputError
 from llm_core.features import Feature
-from llm_core.messages import ChatMessage, ContentPart, ImagePart, MessageLike, Role
+from llm_core.messages import (
+    URL_RULE,
+    ChatMessage,
+    ContentPart,
+    ImagePart,
+    MessageLike,
+    Role,
+    TextPart,
+    is_web_or_data_url,
+)
 from llm_core.provider.settings import ProviderSettings
 from llm_core.requests import ChatRequest, Prompt, ThinkingOptions, build, coerce_prompt, refuse_surrogates
 from llm_core.streaming import CallContext
@@ -115,7 +124,10 @@ class ChatRequestBuilding(ProviderSettings):
 
     def _check_part(self, part: ContentPart, model: str) -> None:
         """Check an image or document part before sending: the model must offer the feature.
-        ``VisionCapable`` and ``DocumentCapable`` extend this with their format and size checks."""
+        ``VisionCapable`` and ``DocumentCapable`` extend this with their format and size checks.
+        The URL is checked again: a part made with ``model_construct`` skipped its validators."""
+        if not isinstance(part, TextPart) and part.url is not None and not is_web_or_data_url(part.url):
+            raise InvalidInputError(f"{part.type} {URL_RULE}", provider=self.identifier)
         self._require(Feature.VISION if isinstance(part, ImagePart) else Feature.DOCUMENTS, model)
 
 
