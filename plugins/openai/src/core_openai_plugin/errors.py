@@ -130,6 +130,8 @@ def _mapped(error: BaseException, provider: str, clean: Callable[[str], str]) ->
             provider=provider,
             raw=clean(error.doc[:2000]),
         )
+    if isinstance(error, RecursionError):  # the SDK's json.loads of a 200 body nested thousands deep
+        return InvalidResponseError("OpenAI sent an answer nested too deep to read", provider=provider)
     if isinstance(error, pydantic.ValidationError):
         return InvalidResponseError(
             f"OpenAI's answer does not match the expected schema: {clean(str(error))}", provider=provider

@@ -7,16 +7,17 @@ objects built by ``model_construct`` and tolerate fields the SDK does not know.
 from __future__ import annotations
 
 import base64
+import functools
 import json
 import struct
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 from pydantic import BaseModel
 
 from core_openai_plugin.errors import error_from_code
 from core_openai_plugin.request_mapper import REASONING_ITEMS
-from llm_core.errors import InvalidResponseError
+from llm_core.errors import InvalidResponseError, LLMError
 from llm_core.requests import ChatRequest, EmbeddingRequest, ImageRequest
 from llm_core.responses import (
     FINISH_CONTENT_FILTER,
@@ -36,10 +37,40 @@ if TYPE_CHECKING:
     from openai.types.responses import Response
 
 PROVIDER = "openai"
+P = ParamSpec("P")
+R = TypeVar("R")
 #: Metadata keys of a chat answer: images of the image-generation tool (:class:`ImageResponse`),
 #: and output items no typed field holds (as the API sent them).
 IMAGES = "images"
 OUTPUT_ITEMS = "output_items"
+
+
+def reads_answer(parse: Callable[P, R]) -> Callable[P, R]:
+    """``parse`` reads an answer only, so what fails in it is the answer's fault.
+
+    The SDK builds an answer without validating it (``construct``): a field of the wrong type
+    (an object where a list is expected, a list where an object is) reaches the parser as sent
+    and fails there as ``TypeError``, ``AttributeError``, ``KeyError`` or ``IndexError``; one
+    nested thousands deep as ``RecursionError``. Each is an :class:`InvalidResponseError` (a
+    router falls back on it), with the original chained. Raised by the request side (the SDK
+    refusing arguments) they are not mapped here: the error mapper keeps them as they are.
+    """
+
+    @functools.wraps(parse)
+    def reading(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return parse(*args, **kwargs)
+        except RecursionError as exc:
+            raise InvalidResponseError("OpenAI sent an answer nested too deep to read", provider=PROVIDER) from exc
+        except (TypeError, AttributeError, KeyError, IndexError) as exc:
+            if isinstance(exc, LLMError):  # already one of ours (UnknownProviderError is a KeyError)
+                raise
+            raise InvalidResponseError(
+                f"OpenAI's answer could not be read (a field of the wrong type: {type(exc).__name__}: {exc})",
+                provider=PROVIDER,
+            ) from exc
+
+    return reading
 
 
 def dump(obj: Any) -> dict[str, Any]:
@@ -60,11 +91,13 @@ def usage_from(usage: Any) -> Usage:
     """
     if usage is None:
         return Usage()
-    prompt = int(getattr(usage, "input_tokens", None) or getattr(usage, "prompt_tokens", 0) or 0)
-    output = int(getattr(usage, "output_tokens", 0) or 0)
-    thinking = _detail(getattr(usage, "output_tokens_details", None), "reasoning_tokens")
-    inputs = getattr(usage, "input_tokens_details", None) or getattr(usage, "prompt_tokens_details", None)
-    total = int(getattr(usage, "total_tokens", 0) or 0) or prompt + output
+    if not isinstance(usage, BaseModel | Mapping):  # the SDK keeps a field of the wrong type as sent
+        raise InvalidResponseError(f"OpenAI's usage is {describe(usage)}, not an object", provider=PROVIDER)
+    prompt = _count(usage, "input_tokens") or _count(usage, "prompt_tokens") or 0
+    output = _count(usage, "output_tokens") or 0
+    thinking = _detail(_field(usage, "output_tokens_details"), "reasoning_tokens")
+    inputs = _field(usage, "input_tokens_details") or _field(usage, "prompt_tokens_details")
+    total = _count(usage, "total_tokens") or prompt + output
     return Usage(
         prompt_tokens=prompt,
         completion_tokens=output - (thinking or 0),
@@ -74,10 +107,33 @@ def usage_from(usage: Any) -> Usage:
     )
 
 
+def _field(obj: Any, name: str) -> Any:
+    """A field of an SDK object, or of a plain dict (a nested object the SDK left unvalidated)."""
+    return obj.get(name) if isinstance(obj, Mapping) else getattr(obj, name, None)
+
+
+def _count(obj: Any, name: str) -> int | None:
+    """A token count of a usage object: a whole number, ``None`` when it is not reported; anything
+    else (an object, a list, text) is an answer the usage cannot be read from."""
+    value = _field(obj, name)
+    if value is None:
+        return None
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise InvalidResponseError(f"OpenAI's usage {name} is {describe(value)}, not a token count", provider=PROVIDER)
+    return value
+
+
 def _detail(details: Any, name: str) -> int | None:
     """A count of a usage details object, ``None`` when it is not reported."""
-    value = getattr(details, name, None) if details is not None else None
-    return int(value) if value is not None else None
+    if details is None:
+        return None
+    if not isinstance(details, BaseModel | Mapping):
+        raise InvalidResponseError(
+            f"OpenAI's usage details holding {name} are {describe(details)}, not an object", provider=PROVIDER
+        )
+    return _count(details, name)
 
 
 def _not_json(constant: str) -> Any:
@@ -93,6 +149,10 @@ def tool_call(call_id: str, name: str, arguments: str | None) -> ToolCall:
     except ValueError as exc:
         raise InvalidResponseError(
             f"OpenAI sent unusable arguments for tool {name!r}: {exc}", provider=PROVIDER, raw=arguments
+        ) from exc
+    except RecursionError as exc:  # json's decoder recurses once a level: thousands of levels exhaust it
+        raise InvalidResponseError(
+            f"OpenAI sent arguments for tool {name!r} nested too deep to decode", provider=PROVIDER
         ) from exc
 
 
@@ -274,6 +334,7 @@ def check_status(raw: Any, *, answered: bool) -> str:
     return str(status)
 
 
+@reads_answer
 def parse_response(raw: Response, request: ChatRequest) -> CompletionResponse:
     """A Responses API result → :class:`CompletionResponse` (text, thinking, tool calls, usage).
 
@@ -298,6 +359,7 @@ def parse_response(raw: Response, request: ChatRequest) -> CompletionResponse:
         refused=refused,
     )
     usage = getattr(raw, "usage", None)
+    counted = usage_from(usage)  # first: it checks that the usage is an object before it is dumped
     metadata: dict[str, Any] = {"status": status, **output.metadata()}
     if usage is not None:
         metadata["raw_usage"] = dump(usage)
@@ -305,7 +367,7 @@ def parse_response(raw: Response, request: ChatRequest) -> CompletionResponse:
         content=content if not refused else "".join(output.refusals),
         model=model,
         provider=PROVIDER,
-        usage=usage_from(usage),
+        usage=counted,
         response_id=getattr(raw, "id", None),
         finish_reason=reason,
         tool_calls=output.calls or None,
@@ -317,6 +379,7 @@ def parse_response(raw: Response, request: ChatRequest) -> CompletionResponse:
 # --- Embeddings ------------------------------------------------------------------------------
 
 
+@reads_answer
 def parse_input_tokens(raw: Any, request: ChatRequest) -> TokenCount:
     """An ``InputTokenCountResponse`` (``object`` ``"response.input_tokens"``, ``input_tokens``). The
     SDK does not validate answers: a missing or non-integer count is no answer, never 0 tokens."""
@@ -339,6 +402,7 @@ def decode_vector(value: Sequence[float] | str) -> list[float]:
     return [float(x) for x in value]
 
 
+@reads_answer
 def parse_embeddings(raw: CreateEmbeddingResponse, request: EmbeddingRequest) -> EmbeddingResponse:
     """``embeddings.create`` result → vectors in input order."""
     data = sorted(raw.data or (), key=lambda item: item.index)
@@ -358,6 +422,7 @@ def parse_embeddings(raw: CreateEmbeddingResponse, request: EmbeddingRequest) ->
 # --- Images ----------------------------------------------------------------------------------
 
 
+@reads_answer
 def parse_images(raw: ImagesResponse, request: ImageRequest) -> ImageResponse:
     """The first generated image as bytes; its MIME type from ``output_format`` (else the request's)."""
     first = raw.data[0] if raw.data else None

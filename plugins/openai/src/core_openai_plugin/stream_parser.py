@@ -28,6 +28,7 @@ from core_openai_plugin.response_parser import (
     dump,
     finish_reason,
     generated_image,
+    reads_answer,
     reasoning_item,
     tool_call,
     usage_from,
@@ -72,6 +73,7 @@ class ResponsesStreamParser:
 
     # -- feeding --------------------------------------------------------------------------
 
+    @reads_answer
     def feed(self, chunk: Any) -> Sequence[StreamEvent]:
         self._events += 1
         kind = getattr(chunk, "type", None)
@@ -172,6 +174,7 @@ class ResponsesStreamParser:
         """The tool calls seen so far, in output order, arguments decoded."""
         return [tool_call(p.call_id, p.name, p.arguments) for p in (self._calls[k] for k in self._call_order)]
 
+    @reads_answer
     def finish(self) -> StreamMetadata:
         final = self._final
         if final is None and not self._events:  # e.g. an HTML page: the SDK's SSE decoder finds no event
