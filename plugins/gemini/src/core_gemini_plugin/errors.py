@@ -119,6 +119,8 @@ def map_error(error: BaseException) -> LLMError:
     mapped = _map_decision_error(error) or _map_transport_error(error)
     if mapped is not None:
         return mapped
+    if isinstance(error, RecursionError):  # the SDK's json.loads of a 200 body (or chunk) nested thousands deep
+        return InvalidResponseError("Gemini sent an answer nested too deep to read", provider=PROVIDER)
     if isinstance(error, json.JSONDecodeError | UnicodeDecodeError | genai_errors.UnknownApiResponseError):
         return InvalidResponseError(f"Gemini sent a body that is not JSON: {error}", provider=PROVIDER)
     auth = _map_auth_error(error)

@@ -9,13 +9,14 @@ in ``metadata`` so that the next turn can send them back unchanged (Gemini rejec
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from enum import Enum
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
-from llm_core.errors import ContentFilteredError, InvalidResponseError
+from llm_core.errors import ContentFilteredError, InvalidResponseError, LLMError
 from llm_core.messages import ChatMessage, Role
 from llm_core.requests import ChatRequest, EmbeddingRequest, ImageRequest
 from llm_core.responses import (
@@ -37,6 +38,8 @@ if TYPE_CHECKING:
     from google.genai import types
 
 PROVIDER = "gemini"
+P = ParamSpec("P")
+R = TypeVar("R")
 #: Finish reasons that mean the provider's filters stopped the answer (finish reason ``content_filter``).
 BLOCKING_FINISH_REASONS = frozenset(
     {
@@ -64,6 +67,34 @@ _FINISH_BY_NAME: dict[str | None, str] = {
     "MAX_TOKENS": FINISH_LENGTH,
     **dict.fromkeys(BLOCKING_FINISH_REASONS, FINISH_CONTENT_FILTER),
 }
+
+
+def reads_answer(parse: Callable[P, R]) -> Callable[P, R]:
+    """``parse`` reads an answer only, so what fails in it is the answer's fault.
+
+    google-genai has validated the answer's shape by then, but not what the parser needs of it:
+    a value the library's own types refuse (a function call without a name fails ``ToolCall``'s
+    validation, a ``ValueError``), a converter meeting a shape it does not expect (``TypeError``,
+    ``AttributeError``, ``KeyError``, ``IndexError``), or data nested thousands deep
+    (``RecursionError``). Each is an :class:`InvalidResponseError` (a router falls back on it),
+    with the original chained; left to the error mapper, a ``ValueError`` would read as the
+    SDK refusing the request.
+    """
+
+    @functools.wraps(parse)
+    def reading(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return parse(*args, **kwargs)
+        except RecursionError as exc:
+            raise InvalidResponseError("Gemini sent an answer nested too deep to read", provider=PROVIDER) from exc
+        except (ValueError, TypeError, AttributeError, KeyError, IndexError) as exc:
+            if isinstance(exc, LLMError):  # already one of ours (InvalidInputError is a ValueError)
+                raise
+            raise InvalidResponseError(
+                f"Gemini's answer could not be read ({type(exc).__name__}: {exc})", provider=PROVIDER
+            ) from exc
+
+    return reading
 
 
 def enum_name(value: Any) -> str | None:
@@ -188,7 +219,10 @@ class PartLog:
         signature = b64(part.thought_signature) if part.thought_signature else None
         call = part.function_call
         if call is not None:
-            name = call.name or ""
+            if not isinstance(call.name, str) or not call.name:
+                # the model's call is unusable without it: nothing to run, nothing to send back
+                raise InvalidResponseError("Gemini sent a function call without a name", provider=PROVIDER)
+            name = call.name
             args = dict(call.args or {})
             ident = call.id or tool_call_id(self.response_id, len(self.tool_calls), name, args)
             tool_call = ToolCall(id=ident, name=name, arguments=args)
@@ -246,6 +280,7 @@ class PartLog:
 # -- chat ---------------------------------------------------------------------------------------
 
 
+@reads_answer
 def parse_chat_response(raw: types.GenerateContentResponse, request: ChatRequest) -> CompletionResponse:
     """A ``generate_content`` response → :class:`CompletionResponse`: text, thinking,
     thought signatures, tool calls; a blocked prompt or a body that is no answer raises."""
@@ -303,6 +338,7 @@ def assistant_message(response: CompletionResponse | StreamMetadata, text: str |
 # -- token counting --------------------------------------------------------------------------
 
 
+@reads_answer
 def parse_count_tokens(raw: types.CountTokensResponse, request: ChatRequest) -> TokenCount:
     """``totalTokens`` (and ``cachedContentTokenCount``) of a ``countTokens`` answer.
 
@@ -327,6 +363,7 @@ def _is_count(value: object) -> bool:
 # -- embeddings ------------------------------------------------------------------------------
 
 
+@reads_answer
 def parse_embedding_response(raw: types.EmbedContentResponse, request: EmbeddingRequest) -> EmbeddingResponse:
     vectors = [list(e.values or []) for e in raw.embeddings or []]
     if len(vectors) != len(request.inputs) or any(not v for v in vectors):
@@ -348,6 +385,7 @@ def parse_embedding_response(raw: types.EmbedContentResponse, request: Embedding
 # -- images ----------------------------------------------------------------------------------
 
 
+@reads_answer
 def parse_image_response(raw: types.GenerateContentResponse, request: ImageRequest) -> ImageResponse:
     """The first inline-data image; its MIME type, else the requested one."""
     raise_if_prompt_blocked(raw)
@@ -378,6 +416,7 @@ def parse_image_response(raw: types.GenerateContentResponse, request: ImageReque
     )
 
 
+@reads_answer
 def parse_imagen_response(raw: types.GenerateImagesResponse, request: ImageRequest) -> ImageResponse:
     """The first generated image, with the requested MIME type when Imagen names none."""
     images: Sequence[types.GeneratedImage] = raw.generated_images or []

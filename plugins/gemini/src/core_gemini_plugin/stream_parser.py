@@ -18,6 +18,7 @@ from core_gemini_plugin.response_parser import (
     enum_name,
     finish_reason,
     raise_if_prompt_blocked,
+    reads_answer,
 )
 from llm_core.errors import InvalidResponseError
 from llm_core.requests import ChatRequest
@@ -39,6 +40,7 @@ class GeminiStreamParser:
         self._response_id: str | None = None
         self._parts_seen = False
 
+    @reads_answer
     def feed(self, chunk: types.GenerateContentResponse) -> Sequence[StreamEvent]:
         raise_if_prompt_blocked(chunk)
         if chunk.response_id and self._response_id is None:
@@ -63,6 +65,7 @@ class GeminiStreamParser:
                 events.append(StreamEvent.token(part.text, kind))
         return events
 
+    @reads_answer
     def finish(self) -> StreamMetadata:
         if self._finish is None:
             raise InvalidResponseError("the Gemini stream ended without a finish reason (cut off)", provider=PROVIDER)
