@@ -9,14 +9,15 @@ in ``metadata`` so that the next turn can send them back unchanged (Gemini rejec
 from __future__ import annotations
 
 import base64
-import functools
 import hashlib
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from enum import Enum
-from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any
 
-from llm_core.errors import ContentFilteredError, InvalidResponseError, LLMError
+from core_gemini_plugin.errors import reads_answer
+from core_gemini_plugin.usage import usage_from
+from llm_core.errors import ContentFilteredError, InvalidResponseError
 from llm_core.messages import ChatMessage, Role
 from llm_core.requests import ChatRequest, EmbeddingRequest, ImageRequest
 from llm_core.responses import (
@@ -38,8 +39,6 @@ if TYPE_CHECKING:
     from google.genai import types
 
 PROVIDER = "gemini"
-P = ParamSpec("P")
-R = TypeVar("R")
 #: Finish reasons that mean the provider's filters stopped the answer (finish reason ``content_filter``).
 BLOCKING_FINISH_REASONS = frozenset(
     {
@@ -69,34 +68,6 @@ _FINISH_BY_NAME: dict[str | None, str] = {
 }
 
 
-def reads_answer(parse: Callable[P, R]) -> Callable[P, R]:
-    """``parse`` reads an answer only, so what fails in it is the answer's fault.
-
-    google-genai has validated the answer's shape by then, but not what the parser needs of it:
-    a value the library's own types refuse (a function call without a name fails ``ToolCall``'s
-    validation, a ``ValueError``), a converter meeting a shape it does not expect (``TypeError``,
-    ``AttributeError``, ``KeyError``, ``IndexError``), or data nested thousands deep
-    (``RecursionError``). Each is an :class:`InvalidResponseError` (a router falls back on it),
-    with the original chained; left to the error mapper, a ``ValueError`` would read as the
-    SDK refusing the request.
-    """
-
-    @functools.wraps(parse)
-    def reading(*args: P.args, **kwargs: P.kwargs) -> R:
-        try:
-            return parse(*args, **kwargs)
-        except RecursionError as exc:
-            raise InvalidResponseError("Gemini sent an answer nested too deep to read", provider=PROVIDER) from exc
-        except (ValueError, TypeError, AttributeError, KeyError, IndexError) as exc:
-            if isinstance(exc, LLMError):  # already one of ours (InvalidInputError is a ValueError)
-                raise
-            raise InvalidResponseError(
-                f"Gemini's answer could not be read ({type(exc).__name__}: {exc})", provider=PROVIDER
-            ) from exc
-
-    return reading
-
-
 def enum_name(value: Any) -> str | None:
     """``FinishReason.STOP`` / ``"STOP"`` → ``"STOP"``; unset → ``None``."""
     if value is None:
@@ -117,21 +88,6 @@ def _finish_from_name(name: str | None, has_tool_calls: bool) -> str:
         assert name is not None
         return name.lower()
     return FINISH_TOOL_CALLS if has_tool_calls and common is FINISH_STOP else common
-
-
-def usage_from(metadata: types.GenerateContentResponseUsageMetadata | None) -> Usage:
-    """A response's ``usage_metadata`` as :class:`Usage` (zeros when it has none).
-    ``cached_content_token_count`` (context caching, implicit or explicit) is part of
-    ``prompt_token_count``, as Gemini reports it."""
-    if metadata is None:
-        return Usage()
-    return Usage(
-        prompt_tokens=metadata.prompt_token_count or 0,
-        completion_tokens=metadata.candidates_token_count or 0,
-        total_tokens=metadata.total_token_count or 0,
-        thinking_tokens=metadata.thoughts_token_count,
-        cached_tokens=metadata.cached_content_token_count,
-    )
 
 
 def raise_if_prompt_blocked(response: types.GenerateContentResponse) -> None:

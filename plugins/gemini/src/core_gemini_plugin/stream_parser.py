@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from core_gemini_plugin.errors import reads_answer
 from core_gemini_plugin.response_parser import (
     PROVIDER,
     PartLog,
@@ -18,7 +19,6 @@ from core_gemini_plugin.response_parser import (
     enum_name,
     finish_reason,
     raise_if_prompt_blocked,
-    reads_answer,
 )
 from llm_core.errors import InvalidResponseError
 from llm_core.requests import ChatRequest

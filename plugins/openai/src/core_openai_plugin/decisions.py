@@ -10,7 +10,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from core_openai_plugin.request_mapper import PROVIDER, check_options, passthrough
-from core_openai_plugin.response_parser import dump, usage_from
+from core_openai_plugin.response_parser import dump
+from core_openai_plugin.usage import usage_from
 from llm_core.decisions import (
     ChoiceQuestion,
     DecisionAnswer,

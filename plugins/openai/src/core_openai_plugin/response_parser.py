@@ -7,17 +7,17 @@ objects built by ``model_construct`` and tolerate fields the SDK does not know.
 from __future__ import annotations
 
 import base64
-import functools
 import json
 import struct
-from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
-from core_openai_plugin.errors import error_from_code
+from core_openai_plugin.errors import describe, error_from_code, reads_answer
 from core_openai_plugin.request_mapper import REASONING_ITEMS
-from llm_core.errors import InvalidResponseError, LLMError
+from core_openai_plugin.usage import usage_from
+from llm_core.errors import InvalidResponseError
 from llm_core.requests import ChatRequest, EmbeddingRequest, ImageRequest
 from llm_core.responses import (
     FINISH_CONTENT_FILTER,
@@ -37,40 +37,10 @@ if TYPE_CHECKING:
     from openai.types.responses import Response
 
 PROVIDER = "openai"
-P = ParamSpec("P")
-R = TypeVar("R")
 #: Metadata keys of a chat answer: images of the image-generation tool (:class:`ImageResponse`),
 #: and output items no typed field holds (as the API sent them).
 IMAGES = "images"
 OUTPUT_ITEMS = "output_items"
-
-
-def reads_answer(parse: Callable[P, R]) -> Callable[P, R]:
-    """``parse`` reads an answer only, so what fails in it is the answer's fault.
-
-    The SDK builds an answer without validating it (``construct``): a field of the wrong type
-    (an object where a list is expected, a list where an object is) reaches the parser as sent
-    and fails there as ``TypeError``, ``AttributeError``, ``KeyError`` or ``IndexError``; one
-    nested thousands deep as ``RecursionError``. Each is an :class:`InvalidResponseError` (a
-    router falls back on it), with the original chained. Raised by the request side (the SDK
-    refusing arguments) they are not mapped here: the error mapper keeps them as they are.
-    """
-
-    @functools.wraps(parse)
-    def reading(*args: P.args, **kwargs: P.kwargs) -> R:
-        try:
-            return parse(*args, **kwargs)
-        except RecursionError as exc:
-            raise InvalidResponseError("OpenAI sent an answer nested too deep to read", provider=PROVIDER) from exc
-        except (TypeError, AttributeError, KeyError, IndexError) as exc:
-            if isinstance(exc, LLMError):  # already one of ours (UnknownProviderError is a KeyError)
-                raise
-            raise InvalidResponseError(
-                f"OpenAI's answer could not be read (a field of the wrong type: {type(exc).__name__}: {exc})",
-                provider=PROVIDER,
-            ) from exc
-
-    return reading
 
 
 def dump(obj: Any) -> dict[str, Any]:
@@ -79,61 +49,6 @@ def dump(obj: Any) -> dict[str, Any]:
         return dict(obj)
     result: dict[str, Any] = obj.model_dump(mode="json", exclude_unset=True, by_alias=True)
     return result
-
-
-def usage_from(usage: Any) -> Usage:
-    """OpenAI usage → :class:`Usage` (Responses, Chat Completions and compatible servers).
-
-    ``completion_tokens`` counts visible output only: OpenAI's ``output_tokens`` include the
-    reasoning tokens, which go to ``thinking_tokens``. ``cached_tokens`` is
-    ``input_tokens_details.cached_tokens`` (``prompt_tokens_details`` on Chat Completions), part
-    of the input count as OpenAI reports it.
-    """
-    if usage is None:
-        return Usage()
-    if not isinstance(usage, BaseModel | Mapping):  # the SDK keeps a field of the wrong type as sent
-        raise InvalidResponseError(f"OpenAI's usage is {describe(usage)}, not an object", provider=PROVIDER)
-    prompt = _count(usage, "input_tokens") or _count(usage, "prompt_tokens") or 0
-    output = _count(usage, "output_tokens") or 0
-    thinking = _detail(_field(usage, "output_tokens_details"), "reasoning_tokens")
-    inputs = _field(usage, "input_tokens_details") or _field(usage, "prompt_tokens_details")
-    total = _count(usage, "total_tokens") or prompt + output
-    return Usage(
-        prompt_tokens=prompt,
-        completion_tokens=output - (thinking or 0),
-        total_tokens=total,
-        thinking_tokens=thinking,
-        cached_tokens=_detail(inputs, "cached_tokens"),
-    )
-
-
-def _field(obj: Any, name: str) -> Any:
-    """A field of an SDK object, or of a plain dict (a nested object the SDK left unvalidated)."""
-    return obj.get(name) if isinstance(obj, Mapping) else getattr(obj, name, None)
-
-
-def _count(obj: Any, name: str) -> int | None:
-    """A token count of a usage object: a whole number, ``None`` when it is not reported; anything
-    else (an object, a list, text) is an answer the usage cannot be read from."""
-    value = _field(obj, name)
-    if value is None:
-        return None
-    if isinstance(value, float) and value.is_integer():
-        value = int(value)
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise InvalidResponseError(f"OpenAI's usage {name} is {describe(value)}, not a token count", provider=PROVIDER)
-    return value
-
-
-def _detail(details: Any, name: str) -> int | None:
-    """A count of a usage details object, ``None`` when it is not reported."""
-    if details is None:
-        return None
-    if not isinstance(details, BaseModel | Mapping):
-        raise InvalidResponseError(
-            f"OpenAI's usage details holding {name} are {describe(details)}, not an object", provider=PROVIDER
-        )
-    return _count(details, name)
 
 
 def _not_json(constant: str) -> Any:
@@ -208,19 +123,6 @@ def generated_image(item: Any, model: str) -> ImageResponse:
         revised_prompt=getattr(item, "revised_prompt", None),
         metadata=details,
     )
-
-
-def describe(value: object) -> str:
-    """What a body that is not an SDK object is, for error messages (never the whole body)."""
-    if value is None:
-        return "null"
-    if isinstance(value, str):
-        return f"text {value[:80]!r}" if value.strip() else "an empty body"
-    if isinstance(value, bool | int | float):
-        return f"the bare value {value!r}"
-    if isinstance(value, list):
-        return "a JSON array"
-    return f"a {type(value).__name__}"
 
 
 class _Output:

@@ -18,21 +18,19 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from core_openai_plugin.errors import error_from_code
+from core_openai_plugin.errors import describe, error_from_code, reads_answer
 from core_openai_plugin.request_mapper import REASONING_ITEMS
 from core_openai_plugin.response_parser import (
     IMAGES,
     OUTPUT_ITEMS,
     check_status,
-    describe,
     dump,
     finish_reason,
     generated_image,
-    reads_answer,
     reasoning_item,
     tool_call,
-    usage_from,
 )
+from core_openai_plugin.usage import usage_from
 from llm_core.errors import InvalidResponseError, LLMError, ProviderConnectionError
 from llm_core.requests import ChatRequest
 from llm_core.responses import ImageResponse

@@ -1,0 +1,73 @@
+"""Token counts of an OpenAI answer (Responses, Chat Completions, compatible servers) → :class:`Usage`.
+
+The SDK builds answers without validating them, so a usage of the wrong type (a list, a count
+that is an object or text) reaches this module as sent: it is an invalid response, never a zero.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import BaseModel
+
+from core_openai_plugin.errors import describe
+from llm_core.errors import InvalidResponseError
+from llm_core.responses import Usage
+
+PROVIDER = "openai"
+
+
+def usage_from(usage: Any) -> Usage:
+    """OpenAI usage → :class:`Usage` (Responses, Chat Completions and compatible servers).
+
+    ``completion_tokens`` counts visible output only: OpenAI's ``output_tokens`` include the
+    reasoning tokens, which go to ``thinking_tokens``. ``cached_tokens`` is
+    ``input_tokens_details.cached_tokens`` (``prompt_tokens_details`` on Chat Completions), part
+    of the input count as OpenAI reports it.
+    """
+    if usage is None:
+        return Usage()
+    if not isinstance(usage, BaseModel | Mapping):  # the SDK keeps a field of the wrong type as sent
+        raise InvalidResponseError(f"OpenAI's usage is {describe(usage)}, not an object", provider=PROVIDER)
+    prompt = _count(usage, "input_tokens") or _count(usage, "prompt_tokens") or 0
+    output = _count(usage, "output_tokens") or 0
+    thinking = _detail(_field(usage, "output_tokens_details"), "reasoning_tokens")
+    inputs = _field(usage, "input_tokens_details") or _field(usage, "prompt_tokens_details")
+    total = _count(usage, "total_tokens") or prompt + output
+    return Usage(
+        prompt_tokens=prompt,
+        completion_tokens=output - (thinking or 0),
+        total_tokens=total,
+        thinking_tokens=thinking,
+        cached_tokens=_detail(inputs, "cached_tokens"),
+    )
+
+
+def _field(obj: Any, name: str) -> Any:
+    """A field of an SDK object, or of a plain dict (a nested object the SDK left unvalidated)."""
+    return obj.get(name) if isinstance(obj, Mapping) else getattr(obj, name, None)
+
+
+def _count(obj: Any, name: str) -> int | None:
+    """A token count of a usage object: a whole number, ``None`` when it is not reported; anything
+    else (an object, a list, text) is an answer the usage cannot be read from."""
+    value = _field(obj, name)
+    if value is None:
+        return None
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise InvalidResponseError(f"OpenAI's usage {name} is {describe(value)}, not a token count", provider=PROVIDER)
+    return value
+
+
+def _detail(details: Any, name: str) -> int | None:
+    """A count of a usage details object, ``None`` when it is not reported."""
+    if details is None:
+        return None
+    if not isinstance(details, BaseModel | Mapping):
+        raise InvalidResponseError(
+            f"OpenAI's usage details holding {name} are {describe(details)}, not an object", provider=PROVIDER
+        )
+    return _count(details, name)
