@@ -52,18 +52,18 @@ NAMELESS = {"functionCall": {"args": {"city": "Paris"}}}
 CALLS: dict[str, tuple[str, str]] = {
     # functionCall.name: the function to call, here missing
     "function call without a name": (json.dumps(up.gemini_content([NAMELESS])), "function call without a name"),
-    # functionCall.name: a string, here an object
-    "function call name an object": (
-        json.dumps(up.gemini_content([{"functionCall": {**CALL["functionCall"], "name": {"n": 1}}}])),
-        "answer could not be read"),
     # modelVersion: a string, here lists nested 100,000 deep (json.loads raises RecursionError)
     "body nested deep": (deep(with_usage(modelVersion=MARKER), DEEP), "nested too deep"),
     # functionCall.args: an object, here lists nested 5,000 deep
     "arguments nested deep": (
         deep(up.gemini_content([{"functionCall": {"name": "lookup", "args": {"q": MARKER}}}]), DEEP_ARGUMENTS),
         "nested too deep"),
-    # the usage cases are refused by google-genai's own validation of the answer
-    # (GenerateContentResponse), mapped in errors.py; kept so that stays an InvalidResponseError
+    # the cases below google-genai's own validation of the answer (GenerateContentResponse)
+    # already refuses, mapped in errors.py; kept so that it stays an InvalidResponseError
+    # functionCall.name: a string, here an object
+    "function call name an object": (
+        json.dumps(up.gemini_content([{"functionCall": {**CALL["functionCall"], "name": {"n": 1}}}])),
+        "answer could not be read"),
     # usageMetadata: an object with token counts, here a list
     "usage a list": (json.dumps(with_usage(usageMetadata=[1, 2])), "answer could not be read"),
     # usageMetadata.promptTokenCount: an int, here an object
@@ -83,11 +83,15 @@ STREAMS: dict[str, tuple[list[str], str]] = {
     "function call without a name": (one_event(up.gemini_content([NAMELESS])), "function call without a name"),
     # a chunk's modelVersion: a string, here lists nested 100,000 deep
     "chunk nested deep": (one_event(with_usage(modelVersion=MARKER), DEEP), "nested too deep"),
+    # the same deep chunk after a first text chunk: the driver's mid-stream failure path
+    "chunk nested deep mid-stream": ([*up.gemini_sse_events(["Par", "is."])[:1],
+                                      *one_event(with_usage(modelVersion=MARKER), DEEP)], "nested too deep"),
     # a chunk's functionCall.args: an object, here lists nested 5,000 deep
     "arguments nested deep": (
         one_event(up.gemini_content([{"functionCall": {"name": "lookup", "args": {"q": MARKER}}}]), DEEP_ARGUMENTS),
         "nested too deep"),
-    # the last chunk's usageMetadata: an object with token counts, here a list
+    # the last chunk's usageMetadata: an object with token counts, here a list (refused by
+    # google-genai's validation, as in a call)
     "usage a list": ([*up.gemini_sse_events(["Par"]), *one_event(with_usage(usageMetadata=[1, 2]))],
                      "answer could not be read"),
 }

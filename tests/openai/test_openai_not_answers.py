@@ -86,6 +86,13 @@ STREAMS: dict[str, tuple[list[str], str]] = {
         [event("response.output_item.added", output_index=0, item={**DEEP_CALL, "arguments": ""}),
          event("response.function_call_arguments.delta", item_id="fc_rel_1", output_index=0, delta=42)],
         "could not be read"),
+    # the same deep event after the first text delta: the driver's mid-stream failure path
+    "event nested deep mid-stream": (
+        [*up.openai_sse_events(["Par", "is."])[:5],
+         "event: response.output_text.delta\ndata: "
+         + deep_in({"type": "response.output_text.delta", "sequence_number": 5, "item_id": "msg_rel_1",
+                    "output_index": 0, "content_index": 0, "delta": "is."}, "logprobs") + "\n\n"],
+        "nested too deep"),
     # the done function_call item's arguments: a JSON object in a string, here lists nested 5,000 deep
     "arguments nested deep": (
         [event("response.output_item.done", output_index=0, item=DEEP_CALL),
