@@ -77,12 +77,14 @@ def test_a_secret_refuses_pickling_and_has_no_dict() -> None:
 
 def test_hide_secrets_wraps_every_credential_and_reveal_secrets_undoes_it() -> None:
     settings = {"api_key": KEY, "vertex_api_key": KEY, "model": "m", "timeout": 3,
-                "default_headers": {"Authorization": f"Bearer {KEY}", "X-Trace": "t"},
+                "default_headers": {"Authorization": f"Bearer {KEY}", "X-Trace": "t", "User-Agent": "ua"},
                 "client_args": {"headers": {"x-goog-api-key": KEY}, "params": {"key": KEY}}}
     hidden = hide_secrets(settings)
     assert KEY not in repr(hidden)
     assert isinstance(hidden["api_key"], Secret) and isinstance(hidden["vertex_api_key"], Secret)
-    assert hidden["default_headers"]["X-Trace"] == "t" and hidden["model"] == "m" and hidden["timeout"] == 3
+    # a header not known harmless may be a token whatever its name; User-Agent is known harmless
+    assert isinstance(hidden["default_headers"]["X-Trace"], Secret)
+    assert hidden["default_headers"]["User-Agent"] == "ua" and hidden["model"] == "m" and hidden["timeout"] == 3
     assert reveal_secrets(hidden) == settings
     assert hide_secrets(hidden) == hidden  # already hidden: unchanged
 

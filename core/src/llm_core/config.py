@@ -71,19 +71,43 @@ class Secret:
 REDACTED = redaction.REDACTED
 
 
-def hide_secrets(settings: Mapping[str, Any]) -> dict[str, Any]:
-    """``settings`` with every credential-named string (``api_key``, ``*_api_key``, and header or
-    query names such as ``authorization``, ``x-goog-api-key``, ``key``), at any depth of nested
-    mappings, wrapped in a :class:`Secret`: what a provider or router keeps holds no key in clear."""
-    return {name: _hidden(name, value) for name, value in settings.items()}
+def hide_secrets(settings: Mapping[str, Any], *, headers: bool = False) -> dict[str, Any]:
+    """``settings`` with every credential wrapped in a :class:`Secret`, at any depth of nested
+    mappings: what a provider or router keeps (and so its ``repr``, ``vars()`` and pickle) holds
+    none in clear. The one rule of what is a credential:
+
+    - a string under a credential name: ``api_key``, ``*_api_key``, and header or query names
+      such as ``authorization``, ``x-goog-api-key``, ``key``;
+    - a URL that carries one, whatever its setting's name (``base_url``, a ``proxy`` in
+      ``client_args``): a user or password before the host (``http://user:pw@proxy:8080``) or a
+      query parameter named like a credential (``?key=``, ``?sig=``, ``?access_token=``); the
+      whole URL is the secret, and its credential parts are redacted from error texts on their own;
+    - every header in a headers mapping (``default_headers``, ``extra_headers``, ``headers``),
+      unless the header is known harmless (``User-Agent``, ``Accept``, ``Content-Type``, ...):
+      a custom header's name does not say whether it holds a token.
+
+    ``headers``: ``settings`` is itself a headers mapping."""
+    return {name: _hidden(name, value, headers) for name, value in settings.items()}
 
 
-def _hidden(name: object, value: Any) -> Any:
-    if isinstance(value, str) and value.strip() and redaction.is_credential_name(name):
-        return Secret(value)
+def _hidden(name: object, value: Any, in_headers: bool) -> Any:
+    if isinstance(value, str) and value.strip():
+        if (
+            redaction.is_credential_name(name)
+            or (in_headers and redaction.is_credential_header(name))
+            or redaction.url_credentials(value)
+        ):
+            return Secret(value)
+        return value
     if isinstance(value, Mapping):
-        return hide_secrets(value)
+        return hide_secrets(value, headers=isinstance(name, str) and name.lower() in redaction.HEADER_SETTINGS)
     return value
+
+
+def hide_secret(name: str, value: Any) -> Any:
+    """One setting's value as :func:`hide_secrets` keeps it (a URL with credentials as a
+    :class:`Secret`): for a setting read from the config file or the environment."""
+    return _hidden(name, value, False)
 
 
 def reveal_secrets(value: Any) -> Any:

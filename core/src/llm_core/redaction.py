@@ -16,6 +16,7 @@ import re
 import weakref
 from collections.abc import Iterable, Mapping
 from typing import Any, Protocol
+from urllib.parse import unquote
 
 REDACTED = "***"
 MIN_LENGTH = 6
@@ -27,6 +28,16 @@ CREDENTIAL_HEADERS = frozenset(
 CREDENTIAL_QUERY = frozenset({"key", "api_key", "api-key", "access_token"})
 #: Setting and option names whose string value is a credential (besides ``*api_key``).
 CREDENTIAL_NAMES = CREDENTIAL_HEADERS | CREDENTIAL_QUERY
+#: Setting names whose value is a mapping of HTTP headers: every header in one is a credential
+#: unless its name is in :data:`HARMLESS_HEADERS` (``X-Custom-Token`` cannot be told apart from
+#: ``X-Request-Source`` by its name, so the unknown ones are kept as secrets).
+HEADER_SETTINGS = frozenset({"headers", "default_headers", "extra_headers"})
+#: Headers known to carry no credential (compared lower-case).
+HARMLESS_HEADERS = frozenset(
+    {"user-agent", "accept", "accept-encoding", "accept-language", "content-type", "cache-control", "connection"}
+)
+#: Words that make a URL's query parameter a credential (``key``, ``sig``, ``access_token``, ...).
+_CREDENTIAL_QUERY_WORDS = ("key", "token", "secret", "sig", "password", "passwd", "auth", "credential", "session")
 #: Exceptions walked along one chain, and container levels walked inside one attribute.
 MAX_LINKS = 64
 MAX_DEPTH = 8
@@ -47,18 +58,21 @@ class _Revealable(Protocol):
 #: while the other is still in use. Here each holder counts until it is gone (its entry is
 #: removed before its ``id`` can be reused: weak reference callbacks run before the memory is
 #: freed). Only atomic dict operations touch it: a callback may run at any allocation.
-_LIVE: dict[int, tuple[weakref.ref[Any], str]] = {}
+_LIVE: dict[int, tuple[weakref.ref[Any], tuple[str, ...]]] = {}
 
 
 def track(secret: _Revealable) -> None:
-    """Remember ``secret``'s value until ``secret`` itself is gone; called by ``Secret.__init__``."""
+    """Remember ``secret``'s value until ``secret`` itself is gone; called by ``Secret.__init__``.
+    A URL's credentials count on their own too: an error quotes the URL of the request, which
+    is the secret base URL with a path added, so the whole value would not be found in it."""
     key = id(secret)
-    _LIVE[key] = (weakref.ref(secret, lambda _: _LIVE.pop(key, None)), secret.reveal())
+    value = secret.reveal()
+    _LIVE[key] = (weakref.ref(secret, lambda _: _LIVE.pop(key, None)), (value, *url_credentials(value)))
 
 
 def known_values(extra: Iterable[str] = ()) -> tuple[str, ...]:
     """Every value to redact, longest first: live secrets, key-like environment variables, ``extra``."""
-    found = {value for _, value in _LIVE.copy().values()}
+    found = {value for _, values in _LIVE.copy().values() for value in values}
     found.update(v for k, v in os.environ.items() if k.upper().endswith(("_API_KEY", "_ACCESS_TOKEN")))
     found.update(extra)
     return tuple(sorted((v for v in found if len(v.strip()) >= MIN_LENGTH), key=len, reverse=True))
@@ -70,6 +84,45 @@ def is_credential_name(name: object) -> bool:
         return False
     lowered = name.lower()
     return lowered in CREDENTIAL_NAMES or lowered.replace("-", "_").endswith("api_key")
+
+
+def is_credential_header(name: object) -> bool:
+    """Whether a header in a headers setting (:data:`HEADER_SETTINGS`) is kept as a secret:
+    every one but the :data:`HARMLESS_HEADERS`."""
+    return not (isinstance(name, str) and name.lower() in HARMLESS_HEADERS)
+
+
+def url_credentials(value: str) -> tuple[str, ...]:
+    """The credentials inside a URL (``scheme://user:password@host/...?key=...``): the user and
+    password before the host, and the value of each query parameter whose name says credential
+    (``key``, ``token``, ``sig``, ``secret``, ``auth``, ...). Empty for a URL without them, and for
+    text that is no URL. Both the text as written and its percent-decoded form are given."""
+    scheme, sep, rest = value.partition("://")
+    if not sep or not scheme.isalnum() or any(c.isspace() for c in value.strip()):
+        return ()
+    rest, _, _ = rest.partition("#")
+    location, _, query = rest.partition("?")
+    netloc = location.partition("/")[0]
+    userinfo, at, _ = netloc.rpartition("@")
+    found: list[str] = []
+    if at:
+        user, _, password = userinfo.partition(":")
+        found += [part for part in (userinfo, user, password) if part]
+    for pair in query.split("&"):
+        name, equals, item = pair.partition("=")
+        lowered = unquote(name).lower()
+        if equals and item and (is_credential_name(lowered) or any(w in lowered for w in _CREDENTIAL_QUERY_WORDS)):
+            found.append(item)
+    return tuple(dict.fromkeys([*found, *(unquote(part) for part in found)]))
+
+
+def without_url_credentials(url: str | None) -> str | None:
+    """``url`` with its credentials (see :func:`url_credentials`) replaced by ``***``: the URL an
+    observer event or a log may show."""
+    if not url:
+        return url
+    parts = [part for part in url_credentials(url) if part in url]
+    return redact_text(url, sorted(parts, key=len, reverse=True))
 
 
 def redact_text(text: str, values: Iterable[str], pattern: re.Pattern[str] | None = None) -> str:

@@ -18,6 +18,7 @@ from llm_core.features import Feature
 from llm_core.observe import observers, scopes as observer_scopes
 from llm_core.operation import Cost, Hooks, Operation
 from llm_core.provider.settings import ProviderSettings
+from llm_core.redaction import without_url_credentials
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -248,7 +249,7 @@ class CallExecution(ProviderSettings):
                     call,
                     attempt=call.attempts,
                     features=call.features,
-                    base_url=self.base_url,
+                    base_url=without_url_credentials(self.base_url),  # observers log it
                     parent_id=observer_scopes.current(),
                     request=call.request,
                     **call.parameters,

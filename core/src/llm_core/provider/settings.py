@@ -19,10 +19,12 @@ from llm_core.config import (
     check_names,
     check_section,
     declared_settings,
+    hide_secret,
     hide_secrets,
     provider_section,
     resolve_api_key,
     resolve_setting,
+    reveal_secrets,
 )
 from llm_core.errors import ConfigurationError, InvalidInputError, PluginLoadError, UnsupportedFeatureError
 from llm_core.features import Feature, parse_features
@@ -71,7 +73,7 @@ class ProviderSettings:
         spec: ProviderSpec | None = None,
         api_key: str | Secret | None = None,
         model: str | None = None,
-        base_url: str | None = None,
+        base_url: str | Secret | None = None,
         timeout: float | None = None,
         retry: RetryPolicy | Mapping[str, Any] | None = None,
         config_file: str | Path | None = None,
@@ -141,7 +143,8 @@ class ProviderSettings:
             return resolve_setting(name, explicit.get(name), section=section, env=self.env_settings.get(name, ()))
 
         self._model: str | None = setting("model") or self._spec.default_model
-        self.base_url: str | None = setting("base_url")
+        # A URL with credentials (user:password@, ?key=) stays a Secret here: see ``base_url``.
+        self._base_url: str | Secret | None = hide_secret("base_url", setting("base_url"))
         self.timeout = self._timeout(setting("timeout"))
         retry = explicit.get("retry")
         if retry is None:
@@ -153,6 +156,13 @@ class ProviderSettings:
             {**file_options, **{k: v for k, v in explicit.items() if k not in _RESERVED}}
         )
         self._reset_clients()
+
+    @property
+    def base_url(self) -> str | None:
+        """The base URL in clear, for the SDK client. It is kept as a :class:`Secret` when it
+        carries credentials, so the provider's ``vars()``, ``repr()`` and pickle never hold them."""
+        value: str | None = reveal_secrets(self._base_url)
+        return value
 
     def _timeout(self, value: Any) -> float:
         if value is None:
