@@ -5,7 +5,7 @@ from __future__ import annotations
 import base64
 from collections.abc import Iterable, Mapping, Sequence
 from enum import StrEnum
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -16,7 +16,6 @@ from pydantic import (
     field_validator,
     model_validator,
 )
-from pydantic._internal._model_construction import ModelMetaclass  # the metaclass of BaseModel
 
 from llm_core.errors import InvalidInputError
 from llm_core.tools import ToolCall
@@ -38,22 +37,26 @@ def is_web_or_data_url(url: object) -> bool:
     return isinstance(url, str) and url.lower().startswith(("http://", "https://", "data:"))
 
 
-class _RaisesInvalidInput(ModelMetaclass):
-    """Calling the class (``ImagePart(url=...)``, ``ChatMessage.user(...)``) turns Pydantic's
-    refusal into :class:`InvalidInputError`, the error every builder raises before anything is
-    sent. Only the call: parsing (``model_validate``, a part inside a message) never goes through
-    it, so it keeps its ``ValidationError`` and costs nothing more (a custom ``__init__`` would
-    run on every validation and nest its error in the outer one)."""
+if TYPE_CHECKING:  # to type checkers, a plain model: only the error raised differs
+    _CallerInput = BaseModel
+else:
 
-    def __call__(cls, *args: Any, **kwargs: Any) -> Any:
-        try:
-            return super().__call__(*args, **kwargs)
-        except ValidationError as exc:
-            raise InvalidInputError(f"{cls.__name__} is invalid: {_first_error(exc)}") from None
+    class _RaisesInvalidInput(type(BaseModel)):  # BaseModel's metaclass, reached by its public class
+        """Calling the class (``ImagePart(url=...)``, ``ChatMessage.user(...)``) turns Pydantic's
+        refusal into :class:`InvalidInputError`, the error every builder raises before anything is
+        sent. Only the call (Python's ``type.__call__``): parsing (``model_validate``, a part inside a
+        message) never goes through it, so it keeps its ``ValidationError`` and costs nothing more (a
+        custom ``__init__`` would run on every nested validation and nest its error in the outer
+        one)."""
 
+        def __call__(cls, *args: Any, **kwargs: Any) -> Any:
+            try:
+                return super().__call__(*args, **kwargs)
+            except ValidationError as exc:
+                raise InvalidInputError(f"{cls.__name__} is invalid: {_first_error(exc)}") from None
 
-class _CallerInput(BaseModel, metaclass=_RaisesInvalidInput):
-    """A model callers build by hand: bad input is :class:`InvalidInputError`."""
+    class _CallerInput(BaseModel, metaclass=_RaisesInvalidInput):
+        """A model callers build by hand: bad input is :class:`InvalidInputError`."""
 
 
 class TextPart(_CallerInput):
