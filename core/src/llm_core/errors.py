@@ -11,8 +11,9 @@ the chain too (so that a reducer which pickles the chain, as tblib's does, finds
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+import functools
+from collections.abc import Callable, Sequence
+from typing import Any, ParamSpec, TypeVar
 
 from llm_core import redaction
 
@@ -272,3 +273,41 @@ __all__ = [
     "UnknownSettingError",
     "UnsupportedFeatureError",
 ]
+
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+#: What a parser raises when an answer has a field of the wrong type (an object where a list is
+#: expected, a list where an object is, a missing key or item).
+WRONG_SHAPE: tuple[type[Exception], ...] = (TypeError, AttributeError, KeyError, IndexError)
+
+
+def answer_guard(
+    service: str, provider: str, wrong_shape: tuple[type[Exception], ...] = WRONG_SHAPE
+) -> Callable[[Callable[P, R]], Callable[P, R]]:
+    """A decorator for a plugin's parsers: they read an answer only, so what fails in them is
+    the answer's fault. ``wrong_shape`` exceptions and a ``RecursionError`` (data nested
+    thousands deep) become :class:`InvalidResponseError` (a router falls back on it) with the
+    original chained; an :class:`LLMError` passes as it is. ``service`` names the sender in the
+    message (``"Gemini"``), ``provider`` is the provider identifier."""
+
+    def guard(parse: Callable[P, R]) -> Callable[P, R]:
+        @functools.wraps(parse)
+        def reading(*args: P.args, **kwargs: P.kwargs) -> R:
+            try:
+                return parse(*args, **kwargs)
+            except RecursionError as exc:
+                raise InvalidResponseError(
+                    f"{service} sent an answer nested too deep to read", provider=provider
+                ) from exc
+            except wrong_shape as exc:
+                if isinstance(exc, LLMError):  # already one of ours (InvalidInputError is a ValueError)
+                    raise
+                raise InvalidResponseError(
+                    f"{service}'s answer could not be read ({type(exc).__name__}: {exc})", provider=provider
+                ) from exc
+
+        return reading
+
+    return guard

@@ -10,13 +10,13 @@ validation errors. A 429 carries the delay of its ``google.rpc.RetryInfo`` detai
 from __future__ import annotations
 
 import contextlib
-import functools
 import json
 import re
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any, ParamSpec, TypeVar
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from llm_core.errors import (
+    WRONG_SHAPE,
     AuthenticationError,
     ContextLengthExceededError,
     InvalidInputError,
@@ -30,12 +30,11 @@ from llm_core.errors import (
     ProviderTimeoutError,
     RateLimitError,
     ServerError,
+    answer_guard,
 )
 from llm_core.retry import retry_after_from_headers
 
 PROVIDER = "gemini"
-P = ParamSpec("P")
-R = TypeVar("R")
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)s\s*$")
 _KEY_REASONS = frozenset({"API_KEY_INVALID", "API_KEY_EXPIRED", "API_KEY_SERVICE_BLOCKED"})
 
@@ -236,29 +235,8 @@ def _map_auth_error(error: BaseException) -> LLMError | None:
     return None
 
 
-def reads_answer(parse: Callable[P, R]) -> Callable[P, R]:
-    """``parse`` reads an answer only, so what fails in it is the answer's fault.
-
-    google-genai has validated the answer's shape by then, but not what the parser needs of it:
-    a value the library's own types refuse (a function call without a name fails ``ToolCall``'s
-    validation, a ``ValueError``), a converter meeting a shape it does not expect (``TypeError``,
-    ``AttributeError``, ``KeyError``, ``IndexError``), or data nested thousands deep
-    (``RecursionError``). Each is an :class:`InvalidResponseError` (a router falls back on it),
-    with the original chained; left to the error mapper, a ``ValueError`` would read as the
-    SDK refusing the request.
-    """
-
-    @functools.wraps(parse)
-    def reading(*args: P.args, **kwargs: P.kwargs) -> R:
-        try:
-            return parse(*args, **kwargs)
-        except RecursionError as exc:
-            raise InvalidResponseError("Gemini sent an answer nested too deep to read", provider=PROVIDER) from exc
-        except (ValueError, TypeError, AttributeError, KeyError, IndexError) as exc:
-            if isinstance(exc, LLMError):  # already one of ours (InvalidInputError is a ValueError)
-                raise
-            raise InvalidResponseError(
-                f"Gemini's answer could not be read ({type(exc).__name__}: {exc})", provider=PROVIDER
-            ) from exc
-
-    return reading
+#: The guard of every parser: google-genai has validated the answer's shape by then, but not
+#: what the parser needs of it. A value the library's own types refuse (a function call without
+#: a name fails ``ToolCall``'s validation) is a ``ValueError`` here, which the error mapper would
+#: otherwise read as the SDK refusing the request.
+reads_answer = answer_guard("Gemini", PROVIDER, (ValueError, *WRONG_SHAPE))

@@ -8,11 +8,10 @@ scrubbed too (:func:`llm_core.redaction.redact_exception`: message, body, reques
 
 from __future__ import annotations
 
-import functools
 import json
 import re
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, ParamSpec, TypeVar
+from typing import Any
 
 from llm_core.errors import (
     AuthenticationError,
@@ -29,13 +28,12 @@ from llm_core.errors import (
     ProviderTimeoutError,
     RateLimitError,
     ServerError,
+    answer_guard,
 )
 from llm_core.redaction import redact_exception
 from llm_core.retry import retry_after_from_headers
 
 PROVIDER = "openai"
-P = ParamSpec("P")
-R = TypeVar("R")
 _KEY_LIKE = re.compile(r"\b(sk|sess|org|proj)-[A-Za-z0-9_*\-]{6,}")
 
 #: Error codes (HTTP error bodies, stream ``error`` events, ``response.error``) and their class.
@@ -172,32 +170,10 @@ def _from_status(error: Any, provider: str, clean: Any) -> LLMError:
     return InvalidRequestError(label, provider=provider, status_code=status)
 
 
-def reads_answer(parse: Callable[P, R]) -> Callable[P, R]:
-    """``parse`` reads an answer only, so what fails in it is the answer's fault.
-
-    The SDK builds an answer without validating it (``construct``): a field of the wrong type
-    (an object where a list is expected, a list where an object is) reaches the parser as sent
-    and fails there as ``TypeError``, ``AttributeError``, ``KeyError`` or ``IndexError``; one
-    nested thousands deep as ``RecursionError``. Each is an :class:`InvalidResponseError` (a
-    router falls back on it), with the original chained. Raised by the request side (the SDK
-    refusing arguments) they are not mapped here: the error mapper keeps them as they are.
-    """
-
-    @functools.wraps(parse)
-    def reading(*args: P.args, **kwargs: P.kwargs) -> R:
-        try:
-            return parse(*args, **kwargs)
-        except RecursionError as exc:
-            raise InvalidResponseError("OpenAI sent an answer nested too deep to read", provider=PROVIDER) from exc
-        except (TypeError, AttributeError, KeyError, IndexError) as exc:
-            if isinstance(exc, LLMError):  # already one of ours (UnknownProviderError is a KeyError)
-                raise
-            raise InvalidResponseError(
-                f"OpenAI's answer could not be read (a field of the wrong type: {type(exc).__name__}: {exc})",
-                provider=PROVIDER,
-            ) from exc
-
-    return reading
+#: The guard of every parser: the SDK builds an answer without validating it (``construct``),
+#: so a field of the wrong type reaches the parser as sent. Raised on the request side (the SDK
+#: refusing arguments) the same exceptions are not guarded: the error mapper keeps them.
+reads_answer = answer_guard("OpenAI", PROVIDER)
 
 
 def describe(value: object) -> str:
