@@ -1,32 +1,5 @@
 """Guarded HTTP clients for plugins: no redirects, whole-attempt timeouts, size limits, one
-connection pool per event loop (see :mod:`.clients`)."""
+connection pool per event loop (see :mod:`.clients`, whose public names this package gives)."""
 
-from llm_core.transport.clients import (
-    MIB,
-    OPENED_BODIES,
-    SETTING_NAMES,
-    ClosingStream,
-    Limits,
-    TransportLimitError,
-    TransportSettings,
-    async_http_client,
-    check_endpoint,
-    is_loopback,
-    sync_http_client,
-    transport_error,
-)
-
-__all__ = [
-    "MIB",
-    "OPENED_BODIES",
-    "ClosingStream",
-    "SETTING_NAMES",
-    "Limits",
-    "TransportLimitError",
-    "TransportSettings",
-    "async_http_client",
-    "check_endpoint",
-    "is_loopback",
-    "sync_http_client",
-    "transport_error",
-]
+from llm_core.transport.clients import *  # noqa: F403
+from llm_core.transport.clients import __all__ as __all__
