@@ -11,6 +11,6 @@ if [ ! -x .venv/bin/python ]; then
   "$PYTHON" -m venv .venv
   .venv/bin/python -m pip install -q --upgrade pip 2>&1 | quiet
 fi
-.venv/bin/python -m pip install -q -e "./core[replay,cli,keyring]" -e ./plugins/gemini -e ./plugins/openai -e ./plugins/otel --group dev 2>&1 | quiet
+.venv/bin/python -m pip install -q -e "./core[replay,cli,keyring,mcp]" -e ./plugins/gemini -e ./plugins/openai -e ./plugins/otel --group dev 2>&1 | quiet
 .venv/bin/python -c "import llm_core, core_gemini_plugin, core_openai_plugin, core_otel_plugin" \
   || { echo "setup failed: packages did not install" >&2; exit 1; }

@@ -11,7 +11,7 @@ if [ ! -x .venv-lowest/bin/python ]; then
   .venv-lowest/bin/python -m pip install -q --upgrade pip 2>&1 | quiet
 fi
 .venv-lowest/bin/python -m pip install -q -c constraints/lowest.txt \
-  -e "./core[replay,cli,keyring]" -e ./plugins/gemini -e ./plugins/openai -e ./plugins/otel --group dev 2>&1 | quiet
+  -e "./core[replay,cli,keyring,mcp]" -e ./plugins/gemini -e ./plugins/openai -e ./plugins/otel --group dev 2>&1 | quiet
 .venv-lowest/bin/python - <<'PY'
 # Fail loudly when pip did not install the pinned lowest versions (e.g. a resolver backtrack).
 import importlib.metadata as m, pathlib

@@ -24,13 +24,15 @@ def test_token_type_for_each_context(context: CallContext | None, thinking: bool
     assert token_type.is_thinking is thinking
 
 
-def test_there_are_exactly_the_six_token_types_and_six_event_types() -> None:
+def test_there_are_exactly_the_six_token_types_and_seven_event_types() -> None:
     assert {t.value for t in TokenType} == {
         "LLM_THINKING", "LLM_RESPONSE", "AGENT_THOUGHT_LLM_THINKING", "AGENT_THOUGHT_LLM_RESPONSE",
         "FINAL_SYNTHESIS_LLM_THINKING", "FINAL_SYNTHESIS_LLM_RESPONSE",
     }
-    # the four of every stream, and the two a conversation's tool loop adds between turns
-    assert {t.value for t in StreamEventType} == {"TOKEN", "METADATA", "ERROR", "END", "TOOL_CALL", "TOOL_RESULT"}
+    # the four of every stream, and the three a conversation's tool loop adds between turns
+    assert {t.value for t in StreamEventType} == {
+        "TOKEN", "METADATA", "ERROR", "END", "TOOL_CALL", "TOOL_RESULT", "TOOL_APPROVAL",
+    }
 
 
 def test_token_event_keeps_text_untrimmed() -> None:

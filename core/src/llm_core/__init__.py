@@ -34,6 +34,8 @@ _EXPORTS: dict[str, str] = {
     "ToolDecision": "llm_core.conversation",
     "MaxStepsError": "llm_core.conversation",
     "ToolExecutionError": "llm_core.conversation",
+    "ToolInterruptedError": "llm_core.conversation",
+    "ToolServerError": "llm_core.conversation",
     "PluginError": "llm_core.registry.discovery",
     "RetryPolicy": "llm_core.retry",
     "Secret": "llm_core.config",
@@ -155,6 +157,8 @@ if TYPE_CHECKING:
         MaxStepsError as MaxStepsError,
         ToolDecision as ToolDecision,
         ToolExecutionError as ToolExecutionError,
+        ToolInterruptedError as ToolInterruptedError,
+        ToolServerError as ToolServerError,
     )
     from llm_core.decisions import (
         ChoiceQuestion as ChoiceQuestion,

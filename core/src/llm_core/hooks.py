@@ -98,7 +98,8 @@ class LLMCoreSpecs:
         the application run nothing and have no event).
 
         ``event``: ``scope_id``, ``parent_id`` (the turn), ``tool_name``, ``tool_call_id``,
-        ``tool_type`` (``function``), ``description``, ``call`` (the
+        ``tool_type`` (``function``; ``extension`` for a tool of an MCP server), ``description``,
+        ``server`` (the MCP server's name, None for a function), ``call`` (the
         :class:`~llm_core.tools.ToolCall` itself, with the arguments).
         """
 
@@ -108,6 +109,16 @@ class LLMCoreSpecs:
 
         ``event``: ``scope_id``, ``tool_name``, ``error`` (the exception, or None), ``result``
         (the text sent back to the model).
+        """
+
+    @hookspec
+    def llm_core_tool_approval(self, event: dict[str, Any]) -> None:
+        """A call was deferred for a person's approval (in a turn), or approved or denied
+        (``chat.approve`` / ``chat.deny``, usually outside any turn). Not a scope: one event.
+
+        ``event``: ``parent_id`` (the turn, or 0), ``decision`` (``deferred``, ``approved``,
+        ``denied``), ``tool_name``, ``tool_call_id``, ``reason`` (a denial's), ``call`` (the
+        :class:`~llm_core.tools.ToolCall`).
         """
 
     @hookspec

@@ -23,6 +23,7 @@ class StreamEventType(StrEnum):
     # between the model turns of a conversation's tool loop (llm_core.conversation)
     TOOL_CALL = "TOOL_CALL"
     TOOL_RESULT = "TOOL_RESULT"
+    TOOL_APPROVAL = "TOOL_APPROVAL"  # a call waits for chat.approve / chat.deny
 
 
 class CallContext(StrEnum):
@@ -92,7 +93,7 @@ class StreamEvent(BaseModel):
     """One event of a stream. ``text``/``token_type`` for TOKEN, ``metadata`` for METADATA,
     ``error`` for ERROR. In a conversation's stream, ``tool_call`` for TOOL_CALL and TOOL_RESULT;
     a TOOL_RESULT has the output sent to the model in ``text`` and, when the tool failed or was
-    denied, the failure in ``error``."""
+    denied, the failure in ``error``; a TOOL_APPROVAL names a call that waits for approval."""
 
     model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
 

@@ -15,14 +15,22 @@ See ``docs/conversations.md``.
 """
 
 from llm_core.conversation.backends import ChatAPI, FallbackRouter, ProviderBackend, RouterBackend
+from llm_core.conversation.calls import CallRecord, ToolDecision
 from llm_core.conversation.conversation import AsyncConversation, Conversation
-from llm_core.conversation.errors import ConversationError, MaxStepsError, ToolExecutionError
-from llm_core.conversation.state import OUTPUT_TOOL, ConversationResponse, ToolDecision
-from llm_core.conversation.tools import Tool, tool_from_function
+from llm_core.conversation.errors import (
+    ConversationError,
+    MaxStepsError,
+    ToolExecutionError,
+    ToolInterruptedError,
+    ToolServerError,
+)
+from llm_core.conversation.state import OUTPUT_TOOL, ConversationResponse
+from llm_core.conversation.tools import Tool, ToolSource, tool_from_function
 
 __all__ = [
     "OUTPUT_TOOL",
     "AsyncConversation",
+    "CallRecord",
     "ChatAPI",
     "Conversation",
     "ConversationError",
@@ -34,5 +42,8 @@ __all__ = [
     "Tool",
     "ToolDecision",
     "ToolExecutionError",
+    "ToolInterruptedError",
+    "ToolServerError",
+    "ToolSource",
     "tool_from_function",
 ]

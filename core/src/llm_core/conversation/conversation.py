@@ -11,20 +11,17 @@ from __future__ import annotations
 import asyncio
 import inspect
 from collections.abc import AsyncGenerator, AsyncIterator, Iterator, Mapping
+from types import TracebackType
 from typing import Any
 
 from pydantic import BaseModel
 
 from llm_core.conversation import observing
+from llm_core.conversation.calls import as_decision
+from llm_core.conversation.errors import ToolServerError
 from llm_core.conversation.history import UserInput, streamed_response, user_turn
 from llm_core.conversation.saved import saved_settings
-from llm_core.conversation.state import (
-    ConversationResponse,
-    ConversationState,
-    ToolRun,
-    as_decision,
-    tool_call_event,
-)
+from llm_core.conversation.state import ConversationResponse, ConversationState, ToolRun, tool_call_event
 from llm_core.errors import InvalidInputError, LLMError
 from llm_core.responses import CompletionResponse
 from llm_core.streaming import StreamEvent, StreamEventType, StreamMetadata, aclose_stream
@@ -67,6 +64,12 @@ class Conversation(ConversationState):
         conversation: Conversation = provider.conversation(**{**saved_settings(data), **options})
         return conversation
 
+    def __enter__(self) -> Conversation:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, tb: TracebackType | None) -> None:
+        self.close()
+
     def send(self, message: UserInput | None = None, *, output: type[BaseModel] | None = None) -> ConversationResponse:
         """The model's answer to ``message`` after every tool call it made was run; with
         ``output`` a structured answer validated into that model (``response.output``).
@@ -77,12 +80,14 @@ class Conversation(ConversationState):
 
     def _send(self, message: UserInput | None, output: type[BaseModel] | None) -> ConversationResponse:
         self._begin(message)
-        specs, options = self._request(output)
         steps: list[CompletionResponse] = []
         calls = self.pending_calls
         if calls:
+            self._load_tools()
             self._settle(self._run(calls, output))
         for _ in range(self.max_steps):
+            self._load_tools()
+            specs, options = self._request(output)
             response = self._backend.call(self._prepare, specs, options, self.features())
             steps.append(response)
             calls = self._record(response)
@@ -105,11 +110,13 @@ class Conversation(ConversationState):
     def _stream(self, message: UserInput | None) -> Iterator[StreamEvent]:
         try:
             self._begin(message)
-            specs, options = self._request(None)
             calls = self.pending_calls
             if calls:
+                self._load_tools()
                 yield from self._settle(self._run(calls, None))
             for _ in range(self.max_steps):
+                self._load_tools()
+                specs, options = self._request(None)
                 turn = _StreamedTurn(self._backend.name)
                 for event in self._backend.stream(self._prepare, specs, options, self.features()):
                     if turn.take(event):
@@ -137,11 +144,15 @@ class Conversation(ConversationState):
         runs = [self._plan(call, self._decide(call), output) for call in calls]
         for run in runs:
             if run.kwargs is not None and run.tool is not None and run.tool.handler is not None:
+                self._starting([run.call])
                 with observing.tool_execution(run):
                     try:
                         value = run.tool.handler(**run.kwargs)
                         if inspect.isawaitable(value):  # an async def tool in sync code
                             value = _run_coroutine(value)
+                    except ToolServerError as exc:  # not the model's to hear: the loop stops
+                        run.stopped_by = run.error = exc
+                        break
                     except Exception as exc:  # noqa: BLE001 - a tool's failure goes back to the model
                         self._finished(run, error=exc)
                     else:
@@ -149,6 +160,9 @@ class Conversation(ConversationState):
         return runs
 
     def _decide(self, call: ToolCall) -> Any:
+        recorded = self._recorded_decision(call)
+        if recorded is not None:
+            return recorded
         if self.before_tool_call is None:
             return as_decision(None)
         decision = self.before_tool_call(call)
@@ -167,6 +181,19 @@ class AsyncConversation(ConversationState):
         conversation: AsyncConversation = provider.conversation(**{**saved_settings(data), **options})
         return conversation
 
+    async def __aenter__(self) -> AsyncConversation:
+        return self
+
+    async def __aexit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """:meth:`close` without blocking the event loop."""
+        if self._sources:
+            await asyncio.to_thread(self.close)
+
     async def send(
         self, message: UserInput | None = None, *, output: type[BaseModel] | None = None
     ) -> ConversationResponse:
@@ -176,12 +203,14 @@ class AsyncConversation(ConversationState):
 
     async def _send(self, message: UserInput | None, output: type[BaseModel] | None) -> ConversationResponse:
         self._begin(message)
-        specs, options = self._request(output)
         steps: list[CompletionResponse] = []
         calls = self.pending_calls
         if calls:
+            await self._aload_tools()
             self._settle(await self._run(calls, output))
         for _ in range(self.max_steps):
+            await self._aload_tools()
+            specs, options = self._request(output)
             response = await self._backend.acall(self._prepare, specs, options, self.features())
             steps.append(response)
             calls = self._record(response)
@@ -202,12 +231,14 @@ class AsyncConversation(ConversationState):
     async def _stream(self, message: UserInput | None) -> AsyncGenerator[StreamEvent]:
         try:
             self._begin(message)
-            specs, options = self._request(None)
             calls = self.pending_calls
             if calls:
+                await self._aload_tools()
                 for event in self._settle(await self._run(calls, None)):
                     yield event
             for _ in range(self.max_steps):
+                await self._aload_tools()
+                specs, options = self._request(None)
                 turn = _StreamedTurn(self._backend.name)
                 events = self._backend.astream(self._prepare, specs, options, self.features())
                 try:
@@ -240,8 +271,13 @@ class AsyncConversation(ConversationState):
         """Check every call, then run them concurrently (plain functions in worker threads);
         results keep the order of the calls."""
         runs = [self._plan(call, await self._decide(call), output) for call in calls]
+        self._starting([run.call for run in runs if run.kwargs is not None])
         await asyncio.gather(*(self._execute(run) for run in runs))
         return runs
+
+    async def _aload_tools(self) -> None:
+        if self._sources:  # a server may start, or list: not on the event loop
+            await asyncio.to_thread(self._load_tools)
 
     async def _execute(self, run: ToolRun) -> None:
         if run.kwargs is None or run.tool is None or run.tool.handler is None:
@@ -254,12 +290,17 @@ class AsyncConversation(ConversationState):
                     value = await asyncio.to_thread(run.tool.handler, **run.kwargs)
                     if inspect.isawaitable(value):
                         value = await value
+            except ToolServerError as exc:  # not the model's to hear: the loop stops
+                run.stopped_by = run.error = exc
             except Exception as exc:  # noqa: BLE001 - a tool's failure goes back to the model
                 self._finished(run, error=exc)
             else:
                 self._finished(run, value)
 
     async def _decide(self, call: ToolCall) -> Any:
+        recorded = self._recorded_decision(call)
+        if recorded is not None:
+            return recorded
         if self.before_tool_call is None:
             return as_decision(None)
         decision = self.before_tool_call(call)

@@ -38,3 +38,26 @@ class ToolExecutionError(ConversationError):
     def __init__(self, message: str, *, call: ToolCall, conversation: Any = None) -> None:
         super().__init__(message, conversation=conversation)
         self.call = call
+
+
+class ToolInterruptedError(ConversationError):
+    """A tool call was started and never finished (the process stopped, or its server died or
+    hung while it ran): it is not run again silently. ``call`` is the model's call; answer it
+    with ``chat.add_tool_result(call.id, ...)``, tell the model with ``chat.deny(call.id,
+    reason)``, or run it once more with ``chat.approve(call.id)``; then ``send()``."""
+
+    def __init__(self, message: str, *, call: ToolCall, conversation: Any = None) -> None:
+        super().__init__(message, conversation=conversation)
+        self.call = call
+
+
+class ToolServerError(LLMError):
+    """A server that runs tools failed (an MCP server could not start, died, hung past its
+    timeout, or answered with something that is not a result). The conversation stops and
+    raises it instead of telling the model: whether a call that was running had its effect is
+    unknown, so that call is left started (the next ``send()`` raises
+    :class:`ToolInterruptedError`). ``server`` is the server's name."""
+
+    def __init__(self, message: str, *, server: str) -> None:
+        super().__init__(message)
+        self.server = server

@@ -3,7 +3,8 @@ execution is a scope (:mod:`llm_core.observe.scopes`), so an observer can nest t
 model calls and tool runs under it. With no observer installed each costs one check.
 
 Hooks: ``llm_core_turn_start`` / ``llm_core_turn_end`` and ``llm_core_tool_start`` /
-``llm_core_tool_end`` (see :mod:`llm_core.hooks` and docs/observers.md).
+``llm_core_tool_end`` (see :mod:`llm_core.hooks` and docs/observers.md); decisions about calls
+that wait for approval are ``llm_core_tool_approval`` (:mod:`llm_core.conversation.calls`).
 """
 
 from __future__ import annotations
@@ -143,8 +144,9 @@ def tool_execution(run: ToolRun) -> AbstractContextManager[Any]:
         "llm_core_tool_end",
         tool_name=run.call.name,
         tool_call_id=run.call.id,
-        tool_type="function",
+        tool_type="function" if tool is None or tool.server is None else "extension",
         description=tool.spec.description if tool is not None else "",
+        server=tool.server if tool is not None else None,
         call=run.call,
     )
     return _NOTHING if scope is None else _ToolExecution(scope, run)

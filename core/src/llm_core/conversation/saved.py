@@ -8,6 +8,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from llm_core.conversation.calls import CallRecord
 from llm_core.conversation.tools import validation_summary
 from llm_core.errors import InvalidInputError
 from llm_core.messages import ChatMessage
@@ -32,7 +33,7 @@ def without_credentials(value: Any) -> Any:
 #: saved ``options`` must not name (``options.messages`` would replace the history).
 _NOT_OPTIONS = frozenset(
     {"system", "tools", "model", "max_steps", "tool_retries", "raise_tool_errors", "before_tool_call"}
-    | {"messages", "usage", "tool_choice", "backend"}
+    | {"checkpoint", "messages", "usage", "tool_calls", "tool_choice", "backend"}
 )
 
 
@@ -85,8 +86,26 @@ def saved_settings(data: str | bytes | Mapping[str, Any]) -> dict[str, Any]:
         "max_steps": max_steps,
         "messages": messages,
         "usage": total,
+        "tool_calls": _saved_calls(saved.get("tool_calls")),
         **options,
     }
+
+
+def _saved_calls(value: Any) -> dict[str, CallRecord]:
+    """The records of the last turn's tool calls (absent in documents saved before they were kept)."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise InvalidInputError(f"from_json: tool_calls must be an object, not {_kind(value)}")
+    found = {}
+    for call_id, item in value.items():
+        if not isinstance(item, dict):
+            raise InvalidInputError(f"from_json: tool_calls[{call_id!r}] must be an object, not {_kind(item)}")
+        try:
+            found[call_id] = CallRecord.model_validate(item)
+        except ValidationError as exc:
+            raise InvalidInputError(f"from_json: tool_calls[{call_id!r}]: {validation_summary(exc)}") from None
+    return found
 
 
 def _saved_message(index: int, item: Any) -> ChatMessage:

@@ -7,11 +7,13 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
 
-from llm_core.conversation.errors import MaxStepsError, ToolExecutionError
+from llm_core.conversation import calls as records
+from llm_core.conversation.calls import NO_RECORD, CallBook, CallRecord, ToolDecision
+from llm_core.conversation.errors import MaxStepsError, ToolExecutionError, ToolInterruptedError, ToolServerError
 from llm_core.conversation.history import (
     UserInput,
     add_usage,
@@ -32,6 +34,7 @@ from llm_core.conversation.tools import (
     error_output,
     tool_output,
     validation_summary,
+    with_served,
 )
 from llm_core.errors import InvalidInputError, InvalidResponseError
 from llm_core.features import Feature
@@ -53,43 +56,6 @@ class ConversationResponse(CompletionResponse):
     steps: list[CompletionResponse] = Field(default_factory=list)
 
 
-@dataclass(frozen=True)
-class ToolDecision:
-    """What ``before_tool_call`` decides: run the call, deny it (the model is told), or run it
-    with other arguments. The hook may also return ``True``/``None`` (allow), ``False`` (deny)
-    or a dict (the arguments to use)."""
-
-    action: Literal["allow", "deny", "replace"]
-    reason: str = ""
-    arguments: dict[str, Any] | None = None
-
-    @classmethod
-    def allow(cls) -> ToolDecision:
-        return cls("allow")
-
-    @classmethod
-    def deny(cls, reason: str = "") -> ToolDecision:
-        return cls("deny", reason=reason)
-
-    @classmethod
-    def replace(cls, arguments: Mapping[str, Any]) -> ToolDecision:
-        return cls("replace", arguments=dict(arguments))
-
-
-def as_decision(value: Any) -> ToolDecision:
-    if value is None or value is True:
-        return ToolDecision.allow()
-    if value is False:
-        return ToolDecision.deny()
-    if isinstance(value, ToolDecision):
-        return value
-    if isinstance(value, Mapping):
-        return ToolDecision.replace(value)
-    raise InvalidInputError(
-        f"before_tool_call returned {type(value).__name__}: return a ToolDecision, True/False/None or a dict"
-    )
-
-
 @dataclass
 class ToolRun:
     """One call, ready to run (``kwargs``) or already answered (``output``, with ``error``)."""
@@ -99,9 +65,11 @@ class ToolRun:
     kwargs: dict[str, Any] | None = None
     output: str | None = None
     error: BaseException | None = None
+    deferred: bool = False  # waits for chat.approve / chat.deny
+    stopped_by: ToolServerError | None = None  # its server failed: the loop stops after settling the rest
 
 
-class ConversationState:
+class ConversationState(CallBook):
     """The shared part of :class:`Conversation` and :class:`AsyncConversation`."""
 
     def __init__(
@@ -115,8 +83,10 @@ class ConversationState:
         tool_retries: int = 2,
         raise_tool_errors: bool = False,
         before_tool_call: Callable[[ToolCall], Any] | None = None,
+        checkpoint: Callable[[str], Any] | None = None,
         messages: Sequence[ChatMessage] = (),
         usage: Usage | None = None,
+        tool_calls: Mapping[str, CallRecord] | None = None,
         **call_options: Any,
     ) -> None:
         if not isinstance(max_steps, int) or max_steps < 1:
@@ -125,11 +95,15 @@ class ConversationState:
             raise InvalidInputError(f"tool_retries must be 0 or more, got {tool_retries!r}")
         if before_tool_call is not None and not callable(before_tool_call):
             raise InvalidInputError("before_tool_call must be a function of the tool call")
+        if checkpoint is not None and not callable(checkpoint):
+            raise InvalidInputError("checkpoint must be a function of the saved conversation (a str)")
         for reserved in ("tools", "messages", "tool_choice"):
             if reserved in call_options:
                 raise InvalidInputError(f"{reserved}= is not a call option of a conversation")
         self._backend = backend
-        self.tools: dict[str, Tool] = build_tools(tools)
+        self._own_tools, self._sources = build_tools(tools)
+        #: the tools by name: the conversation's own, and those its servers serve (once listed)
+        self.tools: dict[str, Tool] = dict(self._own_tools)
         if OUTPUT_TOOL in self.tools:
             raise InvalidInputError(f"tools: the name {OUTPUT_TOOL!r} is reserved for structured answers")
         self.system = system
@@ -138,6 +112,8 @@ class ConversationState:
         self.tool_retries = tool_retries
         self.raise_tool_errors = raise_tool_errors
         self.before_tool_call = before_tool_call
+        self.checkpoint = checkpoint
+        self._calls: dict[str, CallRecord] = {k: v.model_copy() for k, v in (tool_calls or {}).items()}
         self.options: dict[str, Any] = dict(call_options)
         self._messages: list[ChatMessage] = list(messages)
         if system and not (self._messages and self._messages[0].role is Role.SYSTEM):
@@ -160,7 +136,8 @@ class ConversationState:
         return unanswered_calls(self._messages)
 
     def add_tool_result(self, call_id: str, output: Any) -> None:
-        """Answer a pending call yourself (a ToolSpec without handler); then ``send()``."""
+        """Answer a pending call yourself (a ToolSpec without handler, or an interrupted call);
+        then ``send()``."""
         call = next((c for c in self.pending_calls if c.id == call_id), None)
         if call is None:
             raise InvalidInputError(f"no pending tool call has the id {call_id!r}")
@@ -171,12 +148,40 @@ class ConversationState:
         self._messages.append(ChatMessage.tool(call.id, text, name=call.name))
 
     def features(self) -> set[Feature]:
-        return needed_features(self._messages, tools=bool(self.tools), options=self.options)
+        return needed_features(self._messages, tools=bool(self.tools or self._sources), options=self.options)
+
+    def close(self) -> None:
+        """Close the servers this conversation's tools come from (they start again when used)."""
+        for source in self._sources:
+            source.close()
+
+    def _load_tools(self) -> None:
+        """The tools of the servers, merged with the conversation's own (servers start here,
+        on first use, and list their tools again only when they changed). Blocks."""
+        if self._sources:
+            tools = with_served(self._own_tools, self._sources)
+            if OUTPUT_TOOL in tools:
+                raise InvalidInputError(f"tools: the name {OUTPUT_TOOL!r} is reserved for structured answers")
+            self.tools = tools
 
     # -- one send: the user turn, the request of each step ----------------------------------
 
     def _begin(self, message: UserInput | None) -> None:
         pending = self.pending_calls
+        for call in pending:
+            if self._calls.get(call.id, NO_RECORD).interrupted:
+                raise ToolInterruptedError(
+                    f"the call {call.id!r} of tool {call.name!r} was started and never finished: it is not run "
+                    "again by itself (add_tool_result answers it, approve runs it again, deny tells the model)",
+                    call=call,
+                    conversation=self,
+                )
+        waiting = self.pending_approvals
+        if waiting:
+            raise InvalidInputError(
+                f"the tool calls {[c.id for c in waiting]} wait for approval: chat.approve(call_id) or "
+                "chat.deny(call_id, reason) each, then send()"
+            )
         if message is None:
             if not pending and (not self._messages or self._messages[-1].role is Role.ASSISTANT):
                 raise InvalidInputError("send() without a message continues a tool loop: there is nothing to continue")
@@ -187,6 +192,7 @@ class ConversationState:
                     "runs them (add_tool_result answers one yourself)"
                 )
             self._messages.append(user_turn(message))
+            self._calls = {}  # every call was answered: their records are done with
         self._failures = {}
         self._backend.begin_turn()
 
@@ -253,15 +259,21 @@ class ConversationState:
             known = ", ".join(self.tools) or "none"
             error = ToolArgumentsError(f"there is no tool named {call.name!r} (tools: {known})")
             return ToolRun(call, output=error_output(str(error)), error=error)
+        record = self._calls.setdefault(call.id, CallRecord())
         if decision.action == "deny":
             reason = f"the call was denied{': ' + decision.reason if decision.reason else ''}"
             return ToolRun(call, tool, output=error_output(reason), error=PermissionError(reason))
         if decision.action == "replace":
             call = call.model_copy(update={"arguments": dict(decision.arguments or {})})
+        if record.approval != "approved" and (decision.action == "defer" or tool.requires_approval):
+            record.approval = "pending"
+            record.arguments = dict(call.arguments) if decision.action == "replace" else None
+            records.announce("deferred", call)
+            return ToolRun(call, tool, deferred=True)
         if tool.handler is None:
             return ToolRun(call, tool)
         try:
-            return ToolRun(call, tool, kwargs=tool.bind(call))
+            return ToolRun(call, tool, kwargs=tool.bind(call, record.key))
         except ToolArgumentsError as exc:
             return ToolRun(call, tool, output=error_output(f"invalid arguments: {exc}"), error=exc)
 
@@ -279,8 +291,10 @@ class ConversationState:
         """Results into the history in call order; failures counted (or raised)."""
         events = []
         for run in runs:
-            if run.output is None:  # a ToolSpec without handler: the application answers it
+            if run.output is None:  # deferred, stopped, or a ToolSpec without handler (the application answers it)
                 continue
+            if run.call.id in self._calls:
+                self._calls[run.call.id].finished = True
             failure = None
             if run.error is not None and not isinstance(run.error, PermissionError):
                 name = run.call.name
@@ -298,13 +312,23 @@ class ConversationState:
                     type=StreamEventType.TOOL_RESULT, text=run.output, tool_call=run.call, error=failure
                 )
             )
+        events.extend(
+            StreamEvent.model_construct(type=StreamEventType.TOOL_APPROVAL, tool_call=run.call)
+            for run in runs
+            if run.deferred
+        )
+        self._save_checkpoint()
+        stopped = next((run.stopped_by for run in runs if run.stopped_by is not None), None)
+        if stopped is not None:
+            raise stopped
         return events
 
     # -- saving ---------------------------------------------------------------------------------
 
     def to_json(self) -> str:
-        """The conversation as JSON (history with replay data, usage, settings); tools are
-        functions and are given again to :meth:`from_json`, and so are credentials: options and
+        """The conversation as JSON (history with replay data, usage, settings, and the state of
+        the last turn's tool calls: approvals, started, finished); tools are functions and
+        servers and are given again to :meth:`from_json`, and so are credentials: options and
         headers named like one (``api_key``, ``x-goog-api-key``, ``authorization``, ...) are left out."""
         try:
             options = without_credentials(json.loads(json.dumps(self.options)))
@@ -320,6 +344,7 @@ class ConversationState:
                 "tools": list(self.tools),
                 "usage": self.usage.model_dump(mode="json"),
                 "messages": [m.model_dump(mode="json", exclude_defaults=True) for m in self._messages],
+                "tool_calls": {call_id: record.model_dump(mode="json") for call_id, record in self._calls.items()},
             },
             ensure_ascii=False,
         )

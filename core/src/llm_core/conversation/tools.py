@@ -3,7 +3,9 @@
 
 Everything here is checked when a conversation is made, before any request is sent: a parameter
 whose type Pydantic cannot turn into a JSON schema, a duplicate tool name or something that is
-not callable raises :class:`~llm_core.errors.InvalidInputError`.
+not callable raises :class:`~llm_core.errors.InvalidInputError`. Tools served elsewhere (an MCP
+server: :mod:`llm_core.mcp`) come from a :class:`ToolSource`, listed when the conversation first
+needs them.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import inspect
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, get_type_hints
+from typing import Any, Protocol, get_type_hints, runtime_checkable
 
 import pydantic_core
 from pydantic import BaseModel, ConfigDict, PydanticUserError, ValidationError, create_model
@@ -20,18 +22,26 @@ from pydantic import BaseModel, ConfigDict, PydanticUserError, ValidationError, 
 from llm_core.errors import InvalidInputError
 from llm_core.tools import ToolCall, ToolSpec
 
-ToolLike = Callable[..., Any] | ToolSpec
+#: The parameter through which a function tool receives its call's idempotency key (it is not
+#: part of the schema the model sees).
+IDEMPOTENCY_KEY = "idempotency_key"
 
 
 @dataclass(frozen=True)
 class Tool:
     """A tool of a conversation: what the model sees (``spec``, sent without the handler) and
     what runs when it is called (``handler``; ``None`` for a plain ToolSpec: the application
-    answers such calls itself)."""
+    answers such calls itself). ``requires_approval``: every call waits for
+    ``chat.approve``/``chat.deny`` (see docs/conversations.md, "Approval")."""
 
     spec: ToolSpec
     handler: Callable[..., Any] | None
     arguments: type[BaseModel] | None = None  # the signature as a model (functions only)
+    requires_approval: bool = False
+    #: the handler's keyword for the call's idempotency key (None: the handler takes none)
+    key_parameter: str | None = None
+    #: the server that runs it (an MCP server's name; None for a function), for observers
+    server: str | None = None
 
     @property
     def name(self) -> str:
@@ -41,15 +51,19 @@ class Tool:
     def is_async(self) -> bool:
         return self.handler is not None and inspect.iscoroutinefunction(self.handler)
 
-    def bind(self, call: ToolCall) -> dict[str, Any]:
-        """The keyword arguments for ``handler``, validated against the signature; raises
-        :class:`ToolArgumentsError` (what to tell the model) when they do not fit."""
+    def bind(self, call: ToolCall, key: str = "") -> dict[str, Any]:
+        """The keyword arguments for ``handler`` (with the idempotency ``key`` when it takes
+        one), validated against the signature; raises :class:`ToolArgumentsError` (what to tell
+        the model) when they do not fit."""
         if self.arguments is not None:
             try:
                 validated = self.arguments.model_validate(call.arguments)
             except ValidationError as exc:
                 raise ToolArgumentsError(validation_summary(exc)) from exc
-            return {name: getattr(validated, name) for name in type(validated).model_fields}
+            kwargs = {name: getattr(validated, name) for name in type(validated).model_fields}
+            if self.key_parameter is not None:
+                kwargs[self.key_parameter] = key
+            return kwargs
         missing = [name for name in self.spec.parameters.get("required", ()) if name not in call.arguments]
         if missing:
             raise ToolArgumentsError(f"missing required argument(s): {', '.join(missing)}")
@@ -70,10 +84,32 @@ class ToolOutputError(ValueError):
     structure, an object whose ``str()`` fails); the serialiser's exception is the ``__cause__``."""
 
 
-def tool_from_function(function: Callable[..., Any], *, name: str | None = None) -> Tool:
+@runtime_checkable
+class ToolSource(Protocol):
+    """Tools served by something the conversation starts on first use and closes with itself
+    (an MCP server: :class:`llm_core.mcp.MCPServer`). Both calls block; an async conversation
+    makes them in a worker thread."""
+
+    @property
+    def name(self) -> str: ...
+
+    def tools(self) -> list[Tool]:
+        """The tools it serves now (started and listed on the first call, listed again only
+        when they changed). Raises :class:`~llm_core.conversation.errors.ToolServerError`."""
+        ...
+
+    def close(self) -> None: ...
+
+
+def tool_from_function(
+    function: Callable[..., Any], *, name: str | None = None, requires_approval: bool = False
+) -> Tool:
     """A :class:`Tool` from a plain or ``async def`` function: name, description (the
     docstring) and parameters (the signature's JSON schema, ``Annotated``/``Field`` descriptions
-    included). Raises :class:`InvalidInputError` when the signature cannot become a schema."""
+    included). A parameter named ``idempotency_key`` is not shown to the model: the conversation
+    passes it a key unique to the call, the same when the call is resumed elsewhere.
+    ``requires_approval=True``: each call waits for ``chat.approve``. Raises
+    :class:`InvalidInputError` when the signature cannot become a schema."""
     tool_name = name or getattr(function, "__name__", "")
     try:
         signature = inspect.signature(function)
@@ -81,7 +117,11 @@ def tool_from_function(function: Callable[..., Any], *, name: str | None = None)
     except (TypeError, ValueError, NameError) as exc:
         raise InvalidInputError(f"tools: cannot read the signature of {tool_name or function!r}: {exc}") from None
     fields: dict[str, Any] = {}
+    key_parameter = None
     for parameter in signature.parameters.values():
+        if parameter.name == IDEMPOTENCY_KEY:
+            key_parameter = parameter.name
+            continue
         if parameter.kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD):
             raise InvalidInputError(
                 f"tools: {tool_name}(): *{parameter.name} cannot become a JSON schema; name every parameter"
@@ -98,25 +138,58 @@ def tool_from_function(function: Callable[..., Any], *, name: str | None = None)
     except (PydanticUserError, TypeError, ValueError) as exc:
         message = exc.errors()[0]["msg"] if isinstance(exc, ValidationError) else str(exc).splitlines()[0]
         raise InvalidInputError(f"tools: {tool_name or function!r} cannot become a tool: {message}") from None
-    return Tool(spec=spec, handler=function, arguments=model)
+    return Tool(
+        spec=spec, handler=function, arguments=model, requires_approval=requires_approval, key_parameter=key_parameter
+    )
 
 
-def build_tools(tools: Sequence[ToolLike] | None) -> dict[str, Tool]:
-    """The conversation's tools by name, from functions and ToolSpecs (with or without handler)."""
+ToolLike = Callable[..., Any] | ToolSpec | Tool | ToolSource
+
+
+def build_tools(tools: Sequence[ToolLike] | None) -> tuple[dict[str, Tool], list[ToolSource]]:
+    """The conversation's own tools by name (from functions, ToolSpecs with or without handler,
+    and Tools), and the sources of the others (MCP servers)."""
     if isinstance(tools, str | bytes | Mapping) or (tools is not None and not isinstance(tools, Sequence)):
-        raise InvalidInputError("tools must be a list of functions or ToolSpecs")
+        raise InvalidInputError("tools must be a list of functions, ToolSpecs or MCP servers")
     found: dict[str, Tool] = {}
+    sources: list[ToolSource] = []
     for index, item in enumerate(tools or ()):
-        if isinstance(item, ToolSpec):
+        if isinstance(item, ToolSource):
+            if any(source is item for source in sources):
+                raise InvalidInputError(f"tools: the server {item.name!r} is given twice")
+            sources.append(item)
+            continue
+        if isinstance(item, Tool):
+            tool = item
+        elif isinstance(item, ToolSpec):
             tool = Tool(spec=item.model_copy(update={"handler": None}), handler=item.handler)
         elif callable(item) and not isinstance(item, type):
             tool = tool_from_function(item)
         else:
-            raise InvalidInputError(f"tools[{index}] is a {type(item).__name__}: give a function or a ToolSpec")
+            raise InvalidInputError(
+                f"tools[{index}] is a {type(item).__name__}: give a function, a ToolSpec or an MCP server"
+            )
         if tool.name in found:
             raise InvalidInputError(f"tools: the name {tool.name!r} is given twice; tool names must be unique")
         found[tool.name] = tool
-    return found
+    return found, sources
+
+
+def with_served(own: Mapping[str, Tool], sources: Sequence[ToolSource]) -> dict[str, Tool]:
+    """``own`` tools and those the ``sources`` serve now, by name. A name two of them use is
+    refused (:class:`InvalidInputError`, before the model is called): give the server a prefix."""
+    merged = dict(own)
+    owner = dict.fromkeys(own, "a function of the conversation")
+    for source in sources:
+        for tool in source.tools():
+            if tool.name in merged:
+                raise InvalidInputError(
+                    f"tools: the name {tool.name!r} is both {owner[tool.name]} and a tool of server "
+                    f"{source.name!r}: give the server a prefix (e.g. MCPServer.stdio(..., prefix='{source.name}_'))"
+                )
+            merged[tool.name] = tool
+            owner[tool.name] = f"a tool of server {source.name!r}"
+    return merged
 
 
 def tool_output(value: Any) -> str:

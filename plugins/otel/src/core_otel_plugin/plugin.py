@@ -59,6 +59,11 @@ def llm_core_tool_end(event: dict[str, Any]) -> None:
 
 
 @hookimpl
+def llm_core_tool_approval(event: dict[str, Any]) -> None:
+    observer().llm_core_tool_approval(event)
+
+
+@hookimpl
 def llm_core_batch_start(event: dict[str, Any]) -> None:
     observer().llm_core_batch_start(event)
 

@@ -3,9 +3,12 @@
 Named after the GenAI semantic conventions (v1.41, ``gen-ai-agent-spans.md`` and
 ``gen-ai-spans.md``): a turn is an ``invoke_agent`` span (kind INTERNAL: an agent running in the
 application's process, with its model calls and tool runs as children), a tool run an
-``execute_tool {gen_ai.tool.name}`` span. The conventions have nothing for batches: a fetch of a
-job's results is an ``llm_core.batch.results`` span with one inference-shaped child span per item,
-a whole ``llm_core.batch.run()`` an ``llm_core.batch.run`` span (see docs/observability.md).
+``execute_tool {gen_ai.tool.name}`` span (for a tool of an MCP server with ``mcp.method.name``
+``tools/call`` and ``llm_core.mcp.server``; a call deferred, approved or denied is an event
+``llm_core.tool.deferred|approved|denied`` on the turn's or the current span). The conventions
+have nothing for batches: a fetch of a job's results is an ``llm_core.batch.results`` span with
+one inference-shaped child span per item, a whole ``llm_core.batch.run()`` an
+``llm_core.batch.run`` span (see docs/observability.md).
 
 Spans are parented by the event's ``parent_id`` (the scope llm-core says a call or scope runs
 in), not by the current context, so that a turn streamed through a generator never leaks into
@@ -128,6 +131,9 @@ class ScopeSpans:
             attributes["gen_ai.tool.call.id"] = event["tool_call_id"]
         if event.get("description"):
             attributes["gen_ai.tool.description"] = event["description"]
+        if event.get("server"):  # a tool of an MCP server: the call it makes (GenAI MCP conventions)
+            attributes["mcp.method.name"] = "tools/call"
+            attributes["llm_core.mcp.server"] = event["server"]
         if self.capture_content and event.get("call") is not None:
             attributes["gen_ai.tool.call.arguments"] = content.tool_arguments(event["call"])
         span = self._open_scope(event, f"execute_tool {name}", SpanKind.INTERNAL, attributes)
@@ -146,6 +152,19 @@ class ScopeSpans:
         if event.get("error") is None and self.capture_content and isinstance(event.get("result"), str):
             span.set_attribute("gen_ai.tool.call.result", content.tool_result(event["result"]))
         _end(span, event.get("error"))
+
+    @hookimpl
+    def llm_core_tool_approval(self, event: dict[str, Any]) -> None:
+        """A decision about a call that waits for approval: an event on the turn's span (a
+        deferral), or on the application's current span (``chat.approve`` / ``chat.deny``)."""
+        span = self._scopes.get(event.get("parent_id") or 0) or trace.get_current_span()
+        attributes = {
+            "gen_ai.tool.name": event.get("tool_name") or "",
+            "gen_ai.tool.call.id": event.get("tool_call_id") or "",
+        }
+        if event.get("reason"):
+            attributes["llm_core.tool.reason"] = event["reason"]
+        span.add_event(f"llm_core.tool.{event.get('decision')}", attributes)
 
     # -- batch results -----------------------------------------------------------------------
 

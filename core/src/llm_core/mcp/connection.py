@@ -1,0 +1,204 @@
+"""One live connection to an MCP server, through the MCP SDK's ``Client``.
+
+The SDK is async (anyio), and a session must live in one task from start to close. Every
+connection of the process lives on one event loop in a daemon thread (:data:`LOOP`); sync and
+async conversations alike hand it coroutines and wait for them with a deadline, so a server
+behaves the same under both, and a conversation's own event loop never holds an MCP session.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import contextlib
+import threading
+from collections.abc import Callable, Coroutine
+from typing import Any, TypeVar, cast
+
+import httpx2
+import mcp_types
+from mcp.client.streamable_http import streamable_http_client
+from mcp_types import RequestParamsMeta
+from pydantic import ValidationError
+
+from llm_core.mcp.errors import MCPServerError, MCPTimeoutError, MCPToolError
+from llm_core.mcp.results import result_text
+from mcp import Client, MCPError, StdioServerParameters
+
+T = TypeVar("T")
+
+#: A server that lists more pages of tools than this is refused (a cursor that never ends).
+MAX_PAGES = 100
+#: How long closing waits for a server to go (the SDK ends a stdio process that does not exit).
+CLOSE_TIMEOUT = 10.0
+
+
+class _LoopThread:
+    """An event loop in a daemon thread, started on first use."""
+
+    def __init__(self) -> None:
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._lock = threading.Lock()
+
+    def run(self, coroutine: Coroutine[Any, Any, T], timeout: float) -> T:
+        """``coroutine``'s result; after ``timeout`` seconds it is cancelled and
+        :class:`TimeoutError` raised."""
+        future = asyncio.run_coroutine_threadsafe(coroutine, self._started())
+        try:
+            return future.result(timeout)
+        except concurrent.futures.TimeoutError:
+            future.cancel()
+            raise TimeoutError from None
+
+    def _started(self) -> asyncio.AbstractEventLoop:
+        with self._lock:
+            if self._loop is None or self._loop.is_closed():
+                loop = asyncio.new_event_loop()
+                threading.Thread(target=loop.run_forever, name="llm-core-mcp", daemon=True).start()
+                self._loop = loop
+            return self._loop
+
+
+LOOP = _LoopThread()
+
+
+class Connection:
+    """A started server: its ``Client`` held open by a task until :meth:`close`."""
+
+    def __init__(self, name: str, target: StdioServerParameters | str, headers: dict[str, str], timeout: float) -> None:
+        self.name = name
+        self.timeout = timeout
+        self.tools_changed = False
+        self._target = target
+        self._headers = headers
+        self._client: Client | None = None
+        self._stop = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+
+    # -- on the loop ----------------------------------------------------------------------
+
+    async def start(self, timeout: float) -> None:
+        started: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._task = asyncio.create_task(self._hold(started))
+        try:
+            await asyncio.wait_for(asyncio.shield(started), timeout)
+        except TimeoutError:
+            await self.close()
+            raise MCPTimeoutError(
+                f"MCP server {self.name!r} did not start within {timeout:g}s", server=self.name
+            ) from None
+        except Exception as exc:
+            raise MCPServerError(
+                f"MCP server {self.name!r} could not start: {_describe(exc)}", server=self.name
+            ) from exc
+
+    async def _hold(self, started: asyncio.Future[None]) -> None:
+        try:
+            async with Client(self._transport(), message_handler=self._on_message, cache=None) as client:
+                self._client = client
+                watcher = asyncio.create_task(self._watch(client))
+                started.set_result(None)
+                try:
+                    await self._stop.wait()
+                finally:
+                    watcher.cancel()
+                    await asyncio.gather(watcher, return_exceptions=True)
+        except BaseException as exc:
+            if not started.done():
+                started.set_exception(exc if isinstance(exc, Exception) else ConnectionError("cancelled"))
+            if not isinstance(exc, Exception):
+                raise
+        finally:
+            self._client = None
+
+    def _transport(self) -> Any:
+        if isinstance(self._target, StdioServerParameters):
+            return self._target
+        # no redirects: the headers (credentials) go to the configured host only
+        client = httpx2.AsyncClient(headers=self._headers, timeout=self.timeout, follow_redirects=False)
+        return streamable_http_client(self._target, http_client=client)
+
+    async def _watch(self, client: Client) -> None:
+        """Note when the server says its tools changed: a server of the 2026-07-28 protocol
+        tells subscribers of ``subscriptions/listen``; an older one sends a notification
+        (:meth:`_on_message`), and refuses the subscription."""
+        with contextlib.suppress(Exception):  # no subscription: the notification comes instead
+            async with client.listen(tools_list_changed=True) as changes:
+                async for _event in changes:
+                    self.tools_changed = True
+
+    async def _on_message(self, message: Any) -> None:
+        if isinstance(message, mcp_types.ToolListChangedNotification):
+            self.tools_changed = True
+
+    async def list_tools(self) -> list[mcp_types.Tool]:
+        client = self._live()
+        listed: list[mcp_types.Tool] = []
+        cursor: str | None = None
+        self.tools_changed = False
+        for _ in range(MAX_PAGES):
+            page = await self._ask("tools/list", client.list_tools(cursor=cursor))
+            listed.extend(page.tools)
+            cursor = page.next_cursor
+            if cursor is None:
+                return listed
+        raise MCPServerError(f"MCP server {self.name!r} lists more than {MAX_PAGES} pages of tools", server=self.name)
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], meta: dict[str, Any]) -> str:
+        client = self._live()
+        result = await self._ask(
+            f"tools/call {name}",
+            client.call_tool(name, arguments, read_timeout_seconds=self.timeout, meta=cast("RequestParamsMeta", meta)),
+        )
+        return result_text(result)
+
+    async def _ask(self, what: str, request: Coroutine[Any, Any, T]) -> T:
+        """The answer to ``request``; the server's refusal as :class:`MCPToolError`, a dead,
+        hung or malformed server as :class:`MCPServerError`."""
+        try:
+            return await request
+        except MCPError as exc:
+            if exc.code == mcp_types.REQUEST_TIMEOUT:
+                raise MCPTimeoutError(
+                    f"MCP server {self.name!r} did not answer {what} within {self.timeout:g}s", server=self.name
+                ) from exc
+            if exc.code == mcp_types.CONNECTION_CLOSED:
+                self._stop.set()
+                raise MCPServerError(
+                    f"MCP server {self.name!r} closed the connection during {what}", server=self.name
+                ) from exc
+            raise MCPToolError(exc.message) from exc
+        except (ValidationError, RuntimeError) as exc:  # what the SDK raises for an answer of the wrong shape
+            raise MCPServerError(
+                f"MCP server {self.name!r} answered {what} with something that is not an answer: {_describe(exc)}",
+                server=self.name,
+            ) from exc
+
+    def _live(self) -> Client:
+        if self._client is None or self._stop.is_set():
+            raise MCPServerError(f"MCP server {self.name!r} is not running", server=self.name)
+        return self._client
+
+    @property
+    def alive(self) -> bool:
+        return self._client is not None and not self._stop.is_set()
+
+    async def close(self) -> None:
+        self._stop.set()
+        if self._task is not None:
+            done, _ = await asyncio.wait({self._task}, timeout=CLOSE_TIMEOUT)
+            if not done:
+                self._task.cancel()
+
+
+def _describe(error: BaseException) -> str:
+    text = str(error).strip().splitlines()
+    return f"{type(error).__name__}: {text[0]}" if text else type(error).__name__
+
+
+def run(coroutine: Callable[[], Coroutine[Any, Any, T]], timeout: float, name: str) -> T:
+    """Run ``coroutine()`` on the MCP loop, waiting at most ``timeout`` seconds."""
+    try:
+        return LOOP.run(coroutine(), timeout)
+    except TimeoutError:
+        raise MCPTimeoutError(f"MCP server {name!r} did not answer within {timeout:g}s", server=name) from None
