@@ -66,6 +66,10 @@ class ProviderSpec:
     model. ``factory`` is resolved (imported) only when the provider is first built.
     ``credential_env`` lists environment variables that hold the API key, first one preferred;
     ``requires_credentials=False`` marks providers that work without a key (local servers).
+    ``endpoint_factory`` (a path ``"package.module:function"`` or a callable) makes the spec of a
+    named endpoint of this plugin, ``(name, EndpointSettings) -> ProviderSpec`` (see
+    :mod:`llm_core.endpoints`); ``settings`` are the settings a provider of this spec is built
+    with, under the ones given when it is built (an endpoint's base URL and dialect).
     """
 
     identifier: str
@@ -78,6 +82,8 @@ class ProviderSpec:
     requires_credentials: bool = True
     description: str = ""
     distribution: str | None = None
+    endpoint_factory: Factory | None = None
+    settings: Mapping[str, Any] = field(default_factory=dict, compare=False)
     _by_id: Mapping[str, ModelInfo] = field(init=False, repr=False, compare=False)
 
     def __init__(
@@ -92,6 +98,8 @@ class ProviderSpec:
         requires_credentials: bool = True,
         description: str = "",
         distribution: str | None = None,
+        endpoint_factory: Factory | None = None,
+        settings: Mapping[str, Any] | None = None,
     ) -> None:
         if not isinstance(identifier, str) or not _IDENTIFIER.fullmatch(identifier):
             raise PluginLoadError(f"provider identifier {identifier!r} must match {_IDENTIFIER.pattern}")
@@ -115,22 +123,41 @@ class ProviderSpec:
         object.__setattr__(self, "requires_credentials", requires_credentials)
         object.__setattr__(self, "description", description)
         object.__setattr__(self, "distribution", distribution)
+        object.__setattr__(self, "endpoint_factory", endpoint_factory)
+        object.__setattr__(self, "settings", MappingProxyType(dict(settings or {})))
         object.__setattr__(self, "_by_id", {m.id: m for m in model_tuple})  # every call looks a model up
+
+    def _fields(self) -> dict[str, Any]:
+        return {
+            "identifier": self.identifier,
+            "name": self.name,
+            "features": self.features,
+            "factory": self.factory,
+            "models": self.models,
+            "default_model": self.default_model,
+            "credential_env": self.credential_env,
+            "requires_credentials": self.requires_credentials,
+            "description": self.description,
+            "distribution": self.distribution,
+            "endpoint_factory": self.endpoint_factory,
+            "settings": dict(self.settings),
+        }
 
     def with_distribution(self, distribution: str | None) -> ProviderSpec:
         """A copy that records which plugin distribution registered it."""
-        return ProviderSpec(
-            self.identifier,
-            self.name,
-            self.features,
-            self.factory,
-            self.models,
-            self.default_model,
-            self.credential_env,
-            self.requires_credentials,
-            self.description,
-            distribution,
-        )
+        return ProviderSpec(**{**self._fields(), "distribution": distribution})
+
+    def with_settings(self, settings: Mapping[str, Any]) -> ProviderSpec:
+        """A copy whose providers are built with ``settings`` over its own."""
+        return ProviderSpec(**{**self._fields(), "settings": {**self.settings, **settings}})
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled without the secrets among its settings (a key given to ``add_endpoint``): the
+        copy's provider resolves its key where it is built, as every provider does."""
+        from llm_core.config import Secret
+
+        kept = {name: value for name, value in self.settings.items() if not isinstance(value, Secret)}
+        return (_rebuild_spec, (tuple({**self._fields(), "settings": kept}.items()),))
 
     def model(self, model_id: str) -> ModelInfo | None:
         """The catalogue entry for ``model_id`` (``models/`` prefix ignored), if any."""
@@ -159,18 +186,30 @@ class ProviderSpec:
 
     def resolve_factory(self) -> Callable[..., Any]:
         """Import and return the factory (imports the provider module, not necessarily its SDK)."""
-        if not isinstance(self.factory, str):
-            return self.factory
-        try:
-            target = import_object(self.factory)
-        except (ImportError, AttributeError) as exc:
+        return self._resolve(self.factory, "provider factory")
+
+    def resolve_endpoint_factory(self) -> Callable[..., Any]:
+        """Import and return the endpoint factory; a plugin without one serves no named endpoints."""
+        if self.endpoint_factory is None:
             raise PluginLoadError(
-                f"cannot import provider factory {self.factory!r}: {exc}",
-                distribution=self.distribution,
-            ) from exc
+                f"plugin {self.identifier!r} serves no named endpoints", distribution=self.distribution
+            )
+        return self._resolve(self.endpoint_factory, "endpoint factory")
+
+    def _resolve(self, factory: Factory, what: str) -> Callable[..., Any]:
+        if not isinstance(factory, str):
+            return factory
+        try:
+            target = import_object(factory)
+        except (ImportError, AttributeError) as exc:
+            raise PluginLoadError(f"cannot import {what} {factory!r}: {exc}", distribution=self.distribution) from exc
         if not callable(target):
-            raise PluginLoadError(f"provider factory {self.factory!r} is not callable", distribution=self.distribution)
+            raise PluginLoadError(f"{what} {factory!r} is not callable", distribution=self.distribution)
         return target  # type: ignore[no-any-return]
+
+
+def _rebuild_spec(fields: tuple[tuple[str, Any], ...]) -> ProviderSpec:
+    return ProviderSpec(**dict(fields))
 
 
 def import_object(path: str) -> Any:

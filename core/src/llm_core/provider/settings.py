@@ -85,6 +85,11 @@ class ProviderSettings:
         self._spec = chosen
         self._config_file = Path(config_file) if config_file else None
         explicit = {"api_key": api_key, "model": model, "base_url": base_url, "timeout": timeout, "retry": retry}
+        for name, value in chosen.settings.items():  # the spec's own (a named endpoint's), under the given
+            if name in explicit:
+                explicit[name] = value if explicit[name] is None else explicit[name]
+            else:
+                options.setdefault(name, value)
         self._check_setting_names(options)
         self._explicit: dict[str, Any] = hide_secrets({**explicit, **options})  # kept for configure(): no key in clear
         self._check_declared_features()

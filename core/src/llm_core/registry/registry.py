@@ -76,6 +76,7 @@ class Registry:
         self._lock = threading.RLock()
         self._specs: dict[str, ProviderSpec] = {}
         self._instances: dict[str, BaseProvider] = {}
+        self._endpoints: set[str] = set()  # identifiers of named endpoints (never a plugin's own)
         self.plugin_errors: list[PluginError] = []
         self.plugins: list[LoadedPlugin] = []
         self.strict = strict_mode() if strict is None else strict
@@ -99,7 +100,71 @@ class Registry:
         registry.plugins = discover_plugins(
             manager, registry._register_from_plugin, registry._record_error, entry_points
         )
+        registry._add_configured_endpoints()
         return registry
+
+    def _add_configured_endpoints(self) -> None:
+        """Register the endpoints of the config file (``[providers.NAME]`` tables with a
+        ``plugin`` key); one that cannot be made is reported in ``plugin_errors`` (stage
+        ``endpoint``, fatal in strict mode) and every other provider stays."""
+        from llm_core.config import config_path, load_config_file
+
+        try:
+            config = load_config_file()
+        except LLMError as exc:
+            self._record_error(PluginError(str(config_path()), "config", exc))
+            return
+        if "providers" not in config:  # no endpoint: nothing more is imported
+            return
+        from llm_core.endpoints import endpoint_tables
+
+        for name, table in endpoint_tables(config).items():
+            try:
+                self._register_endpoint(self._endpoint_spec(name, table))
+            except LLMError as exc:
+                self._record_error(PluginError(f"[providers.{name}]", "endpoint", exc))
+
+    def add_endpoint(self, name: str, *, plugin: str, **settings: Any) -> ProviderSpec:
+        """Add a named endpoint of ``plugin`` as provider ``name`` and return its spec: the
+        Python form of a ``[providers.NAME]`` table with ``plugin = "..."`` (same keys: ``api``,
+        ``preset``, ``base_url``, ``api_key``, ``api_key_env``, ``models``, ``features``, and the
+        plugin's provider settings). Its providers are built with these settings; an ``api_key``
+        is kept as a :class:`~llm_core.config.Secret` and never pickled. See docs/openai.md."""
+        from llm_core.config import hide_secrets
+
+        given = {"plugin": plugin, **settings}
+        spec = self._endpoint_spec(name, given)
+        self._register_endpoint(spec.with_settings(hide_secrets(given)))
+        return spec
+
+    def _endpoint_spec(self, name: str, settings: Mapping[str, Any]) -> ProviderSpec:
+        from llm_core.endpoints import EndpointSettings
+
+        endpoint = EndpointSettings.read(name, settings)
+        with self._lock:
+            owner = self._specs.get(endpoint.plugin)
+            known = [spec.identifier for spec in self._specs.values() if spec.endpoint_factory is not None]
+        if owner is None or owner.endpoint_factory is None:
+            from llm_core.config import check_names
+
+            check_names([endpoint.plugin], known, what="plugin", where=f" for endpoint {name!r}", provider=name)
+        assert owner is not None  # check_names raised otherwise
+        spec = owner.resolve_endpoint_factory()(name, endpoint)
+        if not isinstance(spec, ProviderSpec) or spec.identifier != name:
+            raise PluginLoadError(
+                f"the endpoint factory of {owner.identifier!r} made no spec named {name!r}",
+                distribution=owner.distribution,
+            )
+        return spec.with_distribution(owner.distribution)
+
+    def _register_endpoint(self, spec: ProviderSpec) -> None:
+        with self._lock:
+            if spec.identifier in self._specs and spec.identifier not in self._endpoints:
+                raise DuplicateProviderError(
+                    f"endpoint name {spec.identifier!r} is the identifier of a plugin's provider: choose another"
+                )
+            self._endpoints.add(spec.identifier)
+            self.register(spec)
 
     def install_observers(self) -> None:
         """Make this registry's observer hooks (plugins' and added ones) see every provider call
