@@ -64,11 +64,21 @@ def redact(text: str, secrets: Iterable[str] = ()) -> str:
 
 
 def error_from_code(
-    code: str | None, message: str, *, provider: str, status: int | None = None, retry_after: float | None = None
+    code: str | None,
+    message: str,
+    *,
+    provider: str,
+    status: int | None = None,
+    retry_after: float | None = None,
+    service: str = "OpenAI",
 ) -> LLMError:
     """The error for an OpenAI error ``code`` (used for stream errors and failed responses)."""
-    text = f"OpenAI error{f' {status}' if status else ''}{f' ({code})' if code else ''}: {message}"
+    text = f"{service} error{f' {status}' if status else ''}{f' ({code})' if code else ''}: {message}"
     normalized = (code or "").lower()
+    if normalized.isdigit():  # compatible servers (OpenRouter) put an HTTP status in a stream error's code
+        status = status or int(normalized)
+        normalized = {404: "model_not_found", 429: "rate_limit_exceeded"}.get(status, "")
+        normalized = normalized or ("server_error" if status >= 500 else normalized)
     if normalized in NOT_FOUND_CODES:
         return NotFoundError(text, provider=provider, status_code=status)
     if normalized in CONTEXT_CODES:
@@ -95,64 +105,86 @@ def _body_fields(body: object) -> tuple[str | None, str | None]:
     return None, None
 
 
-def map_openai_error(error: BaseException, *, provider: str, secrets: Iterable[str] = ()) -> LLMError:
+class Wording:
+    """How errors name the server: ``service`` (``"OpenAI"``, ``"Ollama at http://…/v1"``), what
+    to check on a 401, and what a 404 that is not an unknown model may mean (a server without
+    the API the endpoint speaks)."""
+
+    __slots__ = ("key_hint", "not_found_hint", "service")
+
+    def __init__(
+        self, service: str = "OpenAI", key_hint: str = "check OPENAI_API_KEY", not_found_hint: str = ""
+    ) -> None:
+        self.service = service
+        self.key_hint = key_hint
+        self.not_found_hint = not_found_hint
+
+
+OPENAI = Wording()
+
+
+def map_openai_error(
+    error: BaseException, *, provider: str, secrets: Iterable[str] = (), wording: Wording = OPENAI
+) -> LLMError:
     """Map an exception raised by the ``openai`` SDK (or while parsing its result)."""
     kept = tuple(secrets)
-    mapped = _mapped(error, provider, lambda text: redact(text, kept))
+    mapped = _mapped(error, provider, lambda text: redact(text, kept), wording)
     # the SDK exception stays chained: its message, body, request and response lose every key
     redact_exception(error, *kept, pattern=_KEY_LIKE)
     return mapped
 
 
-def _mapped(error: BaseException, provider: str, clean: Callable[[str], str]) -> LLMError:
+def _mapped(error: BaseException, provider: str, clean: Callable[[str], str], wording: Wording) -> LLMError:
     import pydantic
 
     import openai
 
     if isinstance(error, openai.APITimeoutError):
-        return ProviderTimeoutError("OpenAI request timed out", provider=provider)
+        return ProviderTimeoutError(f"{wording.service}: the request timed out", provider=provider)
     if isinstance(error, openai.APIConnectionError):
         cause = error.__cause__ or error.__context__
         detail = f": {clean(str(cause))}" if cause else ""
-        return ProviderConnectionError(f"cannot reach the OpenAI API{detail}", provider=provider)
+        return ProviderConnectionError(f"cannot reach {wording.service}{detail}", provider=provider)
     if isinstance(error, openai.APIResponseValidationError):
         return InvalidResponseError(
-            f"OpenAI returned data the SDK cannot read: {clean(error.message)}",
+            f"{wording.service} returned data the SDK cannot read: {clean(error.message)}",
             provider=provider,
             status_code=error.status_code,
         )
     if isinstance(error, openai.APIStatusError):
-        return _from_status(error, provider, clean)
+        return _from_status(error, provider, clean, wording)
     if isinstance(error, openai.APIError):  # e.g. an error event inside a stream
         code, message = _body_fields(error.body)
-        return error_from_code(code, clean(message or error.message), provider=provider)
+        return error_from_code(code, clean(message or error.message), provider=provider, service=wording.service)
     if isinstance(error, json.JSONDecodeError):  # a 200 whose body (or a stream event) is not JSON
         return InvalidResponseError(
-            f"OpenAI sent a body that is not valid JSON: {clean(str(error))}",
+            f"{wording.service} sent a body that is not valid JSON: {clean(str(error))}",
             provider=provider,
             raw=clean(error.doc[:2000]),
         )
     if isinstance(error, RecursionError):  # the SDK's json.loads of a 200 body nested thousands deep
-        return InvalidResponseError("OpenAI sent an answer nested too deep to read", provider=provider)
+        return InvalidResponseError(f"{wording.service} sent an answer nested too deep to read", provider=provider)
     if isinstance(error, pydantic.ValidationError):
         return InvalidResponseError(
-            f"OpenAI's answer does not match the expected schema: {clean(str(error))}", provider=provider
+            f"{wording.service}'s answer does not match the expected schema: {clean(str(error))}", provider=provider
         )
     if isinstance(error, openai.OpenAIError):
-        return ConfigurationError(f"OpenAI client error: {clean(str(error))}", provider=provider)
+        return ConfigurationError(f"{wording.service} client error: {clean(str(error))}", provider=provider)
     return ProviderError(f"{type(error).__name__}: {clean(str(error))}", provider=provider)
 
 
-def _from_status(error: Any, provider: str, clean: Any) -> LLMError:
+def _from_status(error: Any, provider: str, clean: Any, wording: Wording) -> LLMError:
     status: int = error.status_code
     code, message = _body_fields(error.body)
     text = clean(message or error.message)
-    label = f"OpenAI returned {status}{f' ({code})' if code else ''}: {text}"
+    label = f"{wording.service} returned {status}{f' ({code})' if code else ''}: {text}"
     normalized = (code or "").lower()
     if status == 401:
-        return AuthenticationError(label + " (check OPENAI_API_KEY)", provider=provider, status_code=status)
+        return AuthenticationError(f"{label} ({wording.key_hint})", provider=provider, status_code=status)
     if status == 403:
         return PermissionDeniedError(label, provider=provider, status_code=status)
+    if status == 404 and normalized not in NOT_FOUND_CODES and wording.not_found_hint:
+        return NotFoundError(f"{label}: {wording.not_found_hint}", provider=provider, status_code=status)
     if status == 404 or normalized in NOT_FOUND_CODES:
         return NotFoundError(label, provider=provider, status_code=status)
     if status == 429:

@@ -21,6 +21,7 @@ SPEC = ProviderSpec(
     credential_env=("OPENAI_API_KEY",),
     description="OpenAI Responses, Embeddings, Images and Decisions APIs (and OpenAI-compatible servers)",
     distribution=DISTRIBUTION,
+    endpoint_factory="core_openai_plugin.endpoints:endpoint_spec",
 )
 
 

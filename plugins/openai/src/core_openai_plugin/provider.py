@@ -8,13 +8,14 @@ one connection pool per event loop).
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Iterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
+from urllib.parse import urlsplit
 
 from core_openai_plugin import decisions, request_mapper, response_parser
 from core_openai_plugin.batch import OpenAIBatch
-from core_openai_plugin.errors import map_openai_error
-from core_openai_plugin.plugin import SPEC
+from core_openai_plugin.errors import OPENAI, Wording, map_openai_error
+from core_openai_plugin.plugin import IDENTIFIER, SPEC
 from core_openai_plugin.stream_parser import ResponsesStreamParser
 from llm_core.capabilities import (
     DecisionCapable,
@@ -28,10 +29,12 @@ from llm_core.capabilities import (
 )
 from llm_core.config import reveal_secrets
 from llm_core.decisions import DecisionResponse
+from llm_core.endpoints import EndpointSettings
 from llm_core.errors import LLMError
+from llm_core.operations import Operations
 from llm_core.redaction import protect_loggers
 from llm_core.requests import ChatRequest, DecisionRequest, EmbeddingRequest, ImageRequest
-from llm_core.responses import EmbeddingResponse, ImageResponse
+from llm_core.responses import CompletionResponse, ConnectionStatus, EmbeddingResponse, ImageResponse
 from llm_core.transport import (
     Limits,
     TransportSettings,
@@ -48,6 +51,10 @@ if TYPE_CHECKING:
 
 #: Provider options handed to the SDK client constructor.
 CLIENT_OPTIONS = ("organization", "project", "default_headers", "default_query")
+#: What the SDK is given as the key of a keyless server (it refuses to build a client without
+#: one, and would otherwise read OPENAI_API_KEY and send it there); the ``Authorization`` header
+#: it makes of it is removed from every request before it leaves (see ``_dropped_headers``).
+KEYLESS = "keyless"
 
 
 class OpenAIProvider(
@@ -85,6 +92,7 @@ class OpenAIProvider(
         "client_args",
         "strict_sampling",
         "native_decisions",
+        EndpointSettings,  # a named endpoint's table: plugin, api, preset, api_key_env, models, features
     )
     #: Defaults for every chat-shaped call: the sampling fields (the Responses API has no stop
     #: sequences) and every per-call chat option.
@@ -98,6 +106,9 @@ class OpenAIProvider(
     max_document_size: ClassVar[int] = 32 * 1024 * 1024
     tool_name_rule = (r"^[a-zA-Z0-9_-]{1,64}$", "1 to 64 letters, digits, '_' or '-'")  # FunctionDefinition.name
     max_embedding_inputs = 2048  # "any array must be 2048 dimensions or less" (embeddings.create)
+    #: The API this class speaks, its chat path, and the ``api`` setting of the other dialect
+    #: (named in the error of a server that answers 404 on the path).
+    dialect: ClassVar[tuple[str, str, str]] = ("the Responses API", "POST /responses", "chat_completions")
 
     # -- clients ------------------------------------------------------------------------------
 
@@ -106,6 +117,27 @@ class OpenAIProvider(
         self.transport_settings = TransportSettings.from_options(self.options, provider=self.identifier)
         check_endpoint(
             self.base_url, has_key=self.api_key is not None, settings=self.transport_settings, provider=self.identifier
+        )
+        self.wording = self._wording()
+
+    @property
+    def is_endpoint(self) -> bool:
+        """A named endpoint (not the plugin's own ``openai`` provider)."""
+        return self.identifier != IDENTIFIER
+
+    def _wording(self) -> Wording:
+        """How errors name this server (``OpenAI`` for api.openai.com)."""
+        if not self.base_url and not self.is_endpoint:
+            return OPENAI
+        service = f"{self.name} at {shown_url(self.base_url or 'https://api.openai.com/v1')}"
+        name, path, other = self.dialect
+        where = f"[providers.{self.identifier}]" if self.is_endpoint else "a [providers.NAME] endpoint (docs/openai.md)"
+        variables = " or ".join(self._spec.credential_env)
+        return Wording(
+            service,
+            f"check {variables or 'the key'} (or `llm-core keys set {self.identifier}`, or api_key)",
+            f"the model is unknown there, or the server does not implement {name} ({path}); "
+            f'if it speaks the other dialect, set api = "{other}" in {where}',
         )
 
     def _reset_clients(self) -> None:
@@ -123,7 +155,7 @@ class OpenAIProvider(
     def _client_kwargs(self) -> dict[str, Any]:
         protect_loggers("openai")  # the SDK is imported: its loggers exist
         kwargs: dict[str, Any] = {
-            "api_key": self.api_key.reveal() if self.api_key is not None else None,
+            "api_key": self.api_key.reveal() if self.api_key is not None else KEYLESS,
             "timeout": self.timeout,
             "max_retries": 0,
         }
@@ -134,12 +166,33 @@ class OpenAIProvider(
         )
         return kwargs
 
-    def _http_client_args(self) -> dict[str, Any]:
+    def _http_client_args(self, *, asynchronous: bool = False) -> dict[str, Any]:
         """``client_args`` over the connection-pool limits the SDK gives its own default client
-        (1,000 connections, 100 kept alive), which our httpx2 client would otherwise not have."""
+        (1,000 connections, 100 kept alive), which our httpx2 client would otherwise not have;
+        plus a request hook that removes the headers this server must not get."""
         from openai import DEFAULT_CONNECTION_LIMITS
 
-        return {"limits": DEFAULT_CONNECTION_LIMITS, **(reveal_secrets(self.options.get("client_args")) or {})}
+        args = {"limits": DEFAULT_CONNECTION_LIMITS, **(reveal_secrets(self.options.get("client_args")) or {})}
+        dropped = self._dropped_headers()
+        if dropped:
+            hooks = dict(args.get("event_hooks") or {})
+            hooks["request"] = [*hooks.get("request", ()), _header_remover(dropped, asynchronous=asynchronous)]
+            args["event_hooks"] = hooks
+        return args
+
+    def _dropped_headers(self) -> tuple[str, ...]:
+        """Headers removed from every request: ``Authorization`` of a keyless server (the SDK
+        makes one of :data:`KEYLESS`), and for a named endpoint the ``OpenAI-Organization`` /
+        ``OpenAI-Project`` the SDK reads from OPENAI_ORG_ID / OPENAI_PROJECT_ID (OpenAI's ids,
+        not the endpoint's) unless the endpoint sets them."""
+        dropped: tuple[str, ...] = () if self.api_key is not None else ("authorization",)
+        if self.is_endpoint:
+            dropped += tuple(
+                header
+                for option, header in (("organization", "openai-organization"), ("project", "openai-project"))
+                if self.options.get(option) is None
+            )
+        return dropped
 
     @property
     def client(self) -> OpenAI:
@@ -158,7 +211,7 @@ class OpenAIProvider(
         if self._aclient is None:
             from openai import AsyncOpenAI
 
-            http = async_http_client(self.limits, **self._http_client_args())
+            http = async_http_client(self.limits, **self._http_client_args(asynchronous=True))
             self._aclient = AsyncOpenAI(**self._client_kwargs(), http_client=http)
         return self._aclient
 
@@ -167,7 +220,27 @@ class OpenAIProvider(
         if guarded is not None:
             return guarded
         secrets = (self.api_key.reveal(),) if self.api_key is not None else ()
-        return map_openai_error(error, provider=self.identifier, secrets=secrets)
+        return map_openai_error(error, provider=self.identifier, secrets=secrets, wording=self.wording)
+
+    # -- health ------------------------------------------------------------------------------
+
+    def test_connection(self) -> ConnectionStatus:
+        """The model list, and for a server other than api.openai.com one short chat call: a
+        server that lists models but does not implement the API this provider speaks fails here."""
+        status = super().test_connection()
+        if not self.base_url and not self.is_endpoint:
+            return status
+        model = self._model or next(iter(status.models), None)
+        if model is None:
+            raise self._connection_failed(
+                LLMError(f"{self.wording.service} lists no model: set model = ... to test a chat call")
+            )
+        try:
+            self._respond(Operations.complete, ("Reply with OK.",), {"model": model, "max_tokens": 16})
+        except LLMError as exc:
+            raise self._connection_failed(exc) from exc
+        status.message = f"connected to {self.wording.service}: {model} answers ({self.dialect[0]}), {status.message}"
+        return status
 
     # -- chat (also tools, vision, documents, JSON, decision fallback) ----------------------------
 
@@ -186,8 +259,13 @@ class OpenAIProvider(
         response: Awaitable[Response] = self.async_client.responses.create(**payload)
         return response  # the SDK's coroutine: the core awaits it
 
-    # the pure parser: the same function for sync and async answers
-    parse_chat_response = staticmethod(response_parser.parse_response)
+    def parse_chat_response(self, raw: Response, request: ChatRequest) -> CompletionResponse:
+        """The pure parser (the same for sync and async answers); a named endpoint's answers
+        name it as their provider (conversations replay only their own provider's data)."""
+        response = response_parser.parse_response(raw, request)
+        if self.is_endpoint:
+            response.provider = self.identifier
+        return response
 
     # -- streaming ---------------------------------------------------------------------------
 
@@ -269,3 +347,23 @@ class OpenAIProvider(
 
     def parse_decision_response(self, raw: Any, request: DecisionRequest) -> DecisionResponse:
         return decisions.parse_decision(raw, request)
+
+
+def shown_url(url: str) -> str:
+    """A base URL as errors show it: scheme, host, port and path (never credentials or a query)."""
+    parts = urlsplit(url)
+    port = f":{parts.port}" if parts.port else ""
+    return f"{parts.scheme}://{parts.hostname or ''}{port}{parts.path.rstrip('/')}"
+
+
+def _header_remover(names: tuple[str, ...], *, asynchronous: bool) -> Callable[[Any], Any]:
+    """An httpx2 request hook removing ``names`` (async clients take coroutine hooks)."""
+
+    def remove(request: Any) -> None:
+        for name in names:
+            request.headers.pop(name, None)
+
+    async def aremove(request: Any) -> None:
+        remove(request)
+
+    return aremove if asynchronous else remove

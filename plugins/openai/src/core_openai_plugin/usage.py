@@ -21,8 +21,9 @@ PROVIDER = "openai"
 def usage_from(usage: Any) -> Usage:
     """OpenAI usage → :class:`Usage` (Responses, Chat Completions and compatible servers).
 
-    ``completion_tokens`` counts visible output only: OpenAI's ``output_tokens`` include the
-    reasoning tokens, which go to ``thinking_tokens``. ``cached_tokens`` is
+    ``completion_tokens`` counts visible output only: OpenAI's ``output_tokens`` (Chat Completions:
+    ``completion_tokens``) include the reasoning tokens (``…_tokens_details.reasoning_tokens``),
+    which go to ``thinking_tokens``. ``cached_tokens`` is
     ``input_tokens_details.cached_tokens`` (``prompt_tokens_details`` on Chat Completions), part
     of the input count as OpenAI reports it.
     """
@@ -31,8 +32,9 @@ def usage_from(usage: Any) -> Usage:
     if not isinstance(usage, BaseModel | Mapping):  # the SDK keeps a field of the wrong type as sent
         raise InvalidResponseError(f"OpenAI's usage is {describe(usage)}, not an object", provider=PROVIDER)
     prompt = _count(usage, "input_tokens") or _count(usage, "prompt_tokens") or 0
-    output = _count(usage, "output_tokens") or 0
-    thinking = _detail(_field(usage, "output_tokens_details"), "reasoning_tokens")
+    output = _count(usage, "output_tokens") or _count(usage, "completion_tokens") or 0
+    outputs = _field(usage, "output_tokens_details") or _field(usage, "completion_tokens_details")
+    thinking = _detail(outputs, "reasoning_tokens")
     inputs = _field(usage, "input_tokens_details") or _field(usage, "prompt_tokens_details")
     total = _count(usage, "total_tokens") or prompt + output
     return Usage(
