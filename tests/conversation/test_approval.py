@@ -19,6 +19,7 @@ from llm_core import (
     ToolCall,
     ToolDecision,
     ToolInterruptedError,
+    hookimpl,
 )
 from llm_core.conversation import Conversation, tool_from_function
 from llm_core.testing import FakeProvider, FakeReply
@@ -229,3 +230,29 @@ def test_from_json_refuses_bad_call_records(fake: FakeProvider, tool_calls: Any,
     document["tool_calls"] = tool_calls
     with pytest.raises(InvalidInputError, match=message):
         Conversation.from_json(document, provider=fake)
+
+
+class ApprovalEvents:
+    def __init__(self) -> None:
+        self.events: list[dict[str, Any]] = []
+
+    @hookimpl
+    def llm_core_tool_approval(self, event: dict[str, Any]) -> None:
+        self.events.append(event)
+
+
+def test_observers_hear_each_decision(registry: Registry, fake: FakeProvider) -> None:
+    heard = ApprovalEvents()
+    registry.add_observer(heard)
+    fake.script(calls(("p1", "pay", {"amount": 5}), ("p2", "pay", {"amount": 6})), FakeReply(content="ok"))
+    chat = fake.conversation(tools=[PAY])
+    chat.send("Pay both")
+    chat.approve("p1")
+    chat.deny("p2", "twice is too much")
+    assert [(e["decision"], e["tool_call_id"], e["reason"]) for e in heard.events] == [
+        ("deferred", "p1", ""),
+        ("deferred", "p2", ""),
+        ("approved", "p1", ""),
+        ("denied", "p2", "twice is too much"),
+    ]
+    assert heard.events[0]["parent_id"] != 0 and heard.events[2]["parent_id"] == 0  # in the turn, then not
