@@ -12,6 +12,8 @@ from llm_core.features import parse_features
 STABLE_VALUES = {
     "chat", "completion", "embeddings", "vision", "streaming", "tools", "json_mode", "audio", "image",
     "text_to_speech", "transcription", "decision", "documents", "thinking", "batch", "token_counting",
+    "web_search", "code_execution", "url_context", "google_maps", "file_search", "image_generation", "remote_mcp",
+    "custom_tools",
 }
 
 

@@ -27,6 +27,7 @@ from llm_core import (
     UnsupportedFeatureError,
     hookimpl,
 )
+from llm_core.features import CHAT_OPTIONS
 from llm_core.operation import Call, Cost, Stream, call
 from llm_core.operations import DECLARED_ONLY, OPERATIONS, Operations, find
 from llm_core.requests import ChatRequest
@@ -122,7 +123,7 @@ class Counting(ChatOnly):
 
 
 def test_implemented_features_follow_the_builders_and_hooks_a_class_has() -> None:
-    assert ChatOnly.implemented_features() == {Feature.CHAT, Feature.COMPLETION, Feature.THINKING} | DECLARED_ONLY
+    assert ChatOnly.implemented_features() == {Feature.CHAT, Feature.COMPLETION} | CHAT_OPTIONS | DECLARED_ONLY
     assert Counting.implemented_features() - ChatOnly.implemented_features() == {Feature.TOKEN_COUNTING}
     assert FakeProvider.implemented_features() >= {op.feature for op in OPERATIONS}
 

@@ -49,13 +49,16 @@ def test_every_declared_feature_is_implemented() -> None:
     assert SPEC.features == PROVIDER_FEATURES == frozenset({
         Feature.CHAT, Feature.COMPLETION, Feature.STREAMING, Feature.TOOLS, Feature.VISION, Feature.DOCUMENTS,
         Feature.JSON_MODE, Feature.THINKING, Feature.EMBEDDINGS, Feature.IMAGE, Feature.DECISION, Feature.BATCH,
-        Feature.TOKEN_COUNTING})
+        Feature.TOKEN_COUNTING, Feature.WEB_SEARCH, Feature.CODE_EXECUTION, Feature.URL_CONTEXT, Feature.GOOGLE_MAPS,
+        Feature.FILE_SEARCH})
 
 
 @pytest.mark.parametrize(("model", "has", "lacks"), [
     ("gemini-2.5-flash", {"chat", "streaming", "tools", "vision", "documents", "json_mode", "thinking", "decision",
                           "batch", "token_counting"}, {"embeddings", "image"}),
-    ("gemini-3-flash-preview", {"chat", "thinking", "tools", "token_counting"}, {"image"}),
+    ("gemini-3-flash-preview", {"chat", "thinking", "tools", "token_counting", "web_search", "code_execution",
+                                "url_context", "file_search"}, {"image", "google_maps", "custom_tools"}),
+    ("gemini-2.5-flash-lite", {"web_search", "google_maps"}, {"file_search", "remote_mcp"}),
     ("gemini-2.5-flash-image", {"image", "chat", "vision", "token_counting"}, {"thinking", "tools", "embeddings",
                                                                                "batch"}),
     ("imagen-4.0-generate-001", {"image"}, {"chat", "vision", "token_counting"}),

@@ -11,7 +11,8 @@ from hypothesis import given, strategies as st
 
 from core_gemini_plugin import assistant_message
 from core_gemini_plugin.contents import map_contents
-from core_gemini_plugin.response_parser import finish_reason, parse_chat_response, text_parts, tool_call_id
+from core_gemini_plugin.parts import tool_call_id
+from core_gemini_plugin.response_parser import finish_reason, parse_chat_response, text_parts
 from llm_core.errors import ContentFilteredError, InvalidResponseError
 from llm_core.messages import ChatMessage
 from llm_core.requests import ChatRequest
@@ -194,7 +195,7 @@ def test_usage_model_and_metadata() -> None:
     result = parse_chat_response(raw, REQUEST)
     assert result.usage.model_dump() == {"prompt_tokens": 3, "completion_tokens": 4, "total_tokens": 12,
                                          "thinking_tokens": 5, "cached_tokens": None,
-                                         "cost": None}  # priced by the provider
+                                         "tool_uses": None, "cost": None}  # priced by the provider
     assert result.model == "gemini-2.5-flash-001"
     assert result.response_id == "resp-1" and "response_id" not in result.metadata
 

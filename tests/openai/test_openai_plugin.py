@@ -68,6 +68,12 @@ def test_spec_features_are_backed_by_the_capability_mixins():
         Feature.DECISION,
         Feature.BATCH,
         Feature.TOKEN_COUNTING,
+        Feature.WEB_SEARCH,
+        Feature.CODE_EXECUTION,
+        Feature.FILE_SEARCH,
+        Feature.IMAGE_GENERATION,
+        Feature.REMOTE_MCP,
+        Feature.CUSTOM_TOOLS,
     }
     registry = Registry()
     registry.register(SPEC)

@@ -67,7 +67,7 @@ def test_usage_without_details_has_no_thinking_tokens():
                                                                   "total_tokens": 5}), REQUEST)
     assert parsed.usage.model_dump() == {"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5,
                                          "thinking_tokens": None, "cached_tokens": None,
-                                         "cost": None}  # priced by the provider
+                                         "tool_uses": None, "cost": None}  # priced by the provider
 
 
 def test_a_failed_response_raises_its_error():

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from llm_core.features import Feature
+from llm_core.features import CHAT_OPTIONS, Feature
 from llm_core.operation import CHAT_HOOKS, STREAM_HOOKS, Cost, Hooks, Operation, call, stream
 
 if TYPE_CHECKING:
@@ -247,8 +247,8 @@ OPERATIONS: tuple[Operation, ...] = tuple(
 )
 
 #: Features a call may use that are not operations of their own: parts of a chat request
-#: (thinking, documents) and the batch API (jobs, see :mod:`llm_core.batch`).
-ASPECTS = frozenset({Feature.THINKING, Feature.DOCUMENTS, Feature.BATCH})
+#: (thinking, documents, built-in and custom tools) and the batch API (jobs, see :mod:`llm_core.batch`).
+ASPECTS = frozenset({Feature.DOCUMENTS, Feature.BATCH}) | CHAT_OPTIONS
 #: Features with no implementation in the core yet: a spec may declare them as they are.
 DECLARED_ONLY = frozenset(Feature) - {op.feature for op in OPERATIONS} - ASPECTS
 

@@ -29,7 +29,10 @@ EXPECTED_ANSWER_TOKENS = 500
 @dataclass(frozen=True, slots=True)
 class Prices:
     """US dollars per million tokens (``input``, ``cached_input``, ``output``, ``reasoning``)
-    and per generated image (``image``). ``reasoning`` unset means reasoning tokens are billed
+    and per generated image (``image``); per use of a built-in tool that bills one
+    (``web_search``, ``code_execution``, ``file_search``, ``google_maps``: what a provider bills
+    per call, query or container, counted in :attr:`~llm_core.responses.Usage.tool_uses`; ``0``
+    for a tool billed by its tokens only). ``reasoning`` unset means reasoning tokens are billed
     at ``output`` (as both OpenAI and Gemini bill them); ``cached_input`` unset means cached
     tokens cost ``input``. ``batch_factor`` is the share of these prices a provider's batch API
     charges (``0.5``: half price; unset: a batch item's cost is unknown). ``source`` says where
@@ -40,6 +43,10 @@ class Prices:
     output: Decimal | None = None
     reasoning: Decimal | None = None
     image: Decimal | None = None
+    web_search: Decimal | None = None
+    code_execution: Decimal | None = None
+    file_search: Decimal | None = None
+    google_maps: Decimal | None = None
     batch_factor: Decimal | None = None
     source: str = ""
 
@@ -53,7 +60,8 @@ class Prices:
         unknown. ``batch``: the call was an item of a provider batch job (``batch_factor`` applies).
 
         The prompt's cached tokens (``usage.cached_tokens``, part of ``prompt_tokens``) are billed
-        at ``cached_input``, the rest of the prompt at ``input``.
+        at ``cached_input``, the rest of the prompt at ``input``. Each use of a built-in tool with
+        a fee field adds its fee (unknown fee: unknown cost); other tools bill tokens only.
         """
         total = Decimal(0)
         thinking = usage.thinking_tokens or 0
@@ -72,7 +80,13 @@ class Prices:
             if self.image is None:
                 return None
             total += images * self.image
-        if not (usage.prompt_tokens or usage.completion_tokens or thinking or images):
+        uses = {tool: count for tool, count in (usage.tool_uses or {}).items() if tool in TOOL_FEES and count}
+        for tool, count in uses.items():
+            fee = getattr(self, tool)
+            if fee is None:
+                return None
+            total += count * fee
+        if not (usage.prompt_tokens or usage.completion_tokens or thinking or images or uses):
             return None  # nothing was counted: the cost is unknown, not zero
         if batch:
             return None if self.batch_factor is None else total * self.batch_factor
@@ -80,6 +94,8 @@ class Prices:
 
 
 _FIELDS = tuple(f.name for f in fields(Prices) if f.name != "source")
+#: The built-in tools priced per use (a field of :class:`Prices` each).
+TOOL_FEES = ("web_search", "code_execution", "file_search", "google_maps")
 
 
 def _decimal(name: str, value: Any) -> Decimal | None:
@@ -101,12 +117,22 @@ def _decimal(name: str, value: Any) -> Decimal | None:
 PriceTable = Mapping[str, tuple[str, str | None, str]]
 
 
-def listed_prices(table: PriceTable, model_id: str, *, source: str, batch_factor: str | None = None) -> Prices | None:
-    """``model_id``'s prices from a catalogue's ``table``; ``None`` when the table lists none."""
+def listed_prices(
+    table: PriceTable,
+    model_id: str,
+    *,
+    source: str,
+    batch_factor: str | None = None,
+    tool_fees: Mapping[str, str | None] | None = None,
+) -> Prices | None:
+    """``model_id``'s prices from a catalogue's ``table`` (and its per-use ``tool_fees``, by
+    tool); ``None`` when the table lists none."""
     if model_id not in table:
         return None
     input_, cached, output = table[model_id]
-    return Prices.of(source, input=input_, cached_input=cached, output=output, batch_factor=batch_factor)
+    return Prices.of(
+        source, input=input_, cached_input=cached, output=output, batch_factor=batch_factor, **(tool_fees or {})
+    )
 
 
 def effective_prices(model: str, catalogue: Prices | None, path: Path | None = None) -> Prices | None:

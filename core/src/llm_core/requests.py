@@ -7,6 +7,7 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from llm_core.builtin_tools import AnyBuiltinTool
 from llm_core.decisions import DecisionSubject, Question
 from llm_core.errors import InvalidInputError
 from llm_core.messages import ChatMessage, ImagePart, MessageLike, normalize_messages
@@ -66,6 +67,7 @@ class ChatRequest(BaseModel):
     stop: list[str] | None = None
     tools: list[ToolSpec] | None = None
     tool_choice: str | None = None
+    builtin_tools: list[AnyBuiltinTool] | None = None
     thinking: ThinkingOptions | None = None
     json_mode: bool = False
     response_schema: Any = None  # a Pydantic model class or a JSON-schema dict

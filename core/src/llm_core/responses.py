@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from llm_core.builtin_tools import BuiltinToolCall, Citation
 from llm_core.errors import InvalidInputError, InvalidResponseError
 from llm_core.tools import ToolCall
 
@@ -27,8 +28,11 @@ class Usage(BaseModel):
     ``cached_tokens`` the prompt tokens served from the provider's cache (part of
     ``prompt_tokens``; ``None`` when the provider did not say).
 
-    ``cost`` is what the call cost in US dollars at the model's list prices (see
-    docs/observability.md), ``None`` when a price or a count it needs is unknown.
+    ``tool_uses`` counts the billed uses of built-in tools by tool (``{"web_search": 2}``), in
+    the unit the provider's price list bills them by (see docs/builtin-tools.md).
+
+    ``cost`` is what the call cost in US dollars at the model's list prices, tool fees included
+    (see docs/observability.md), ``None`` when a price or a count it needs is unknown.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -38,6 +42,7 @@ class Usage(BaseModel):
     total_tokens: int = 0
     thinking_tokens: int | None = None
     cached_tokens: int | None = None
+    tool_uses: dict[str, int] | None = None
     cost: Decimal | None = None
 
     def model_post_init(self, context: Any, /) -> None:
@@ -53,7 +58,9 @@ class Usage(BaseModel):
 
 class CompletionResponse(BaseModel):
     """The result of a chat or completion call. ``response_id`` is the provider's id of the
-    answer (OpenAI ``resp_…``, Gemini ``responseId``), for support requests and log lookups."""
+    answer (OpenAI ``resp_…``, Gemini ``responseId``), for support requests and log lookups.
+    ``citations`` and ``builtin_tool_calls`` say what built-in tools found and did (see
+    :mod:`llm_core.builtin_tools`)."""
 
     content: str
     model: str
@@ -63,6 +70,8 @@ class CompletionResponse(BaseModel):
     finish_reason: str = FINISH_STOP
     tool_calls: list[ToolCall] | None = None
     thinking: str | None = None
+    citations: list[Citation] | None = None
+    builtin_tool_calls: list[BuiltinToolCall] | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
 
     @property

@@ -10,6 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from llm_core.builtin_tools import BuiltinToolCall, Citation
 from llm_core.errors import LLMError
 from llm_core.responses import Usage
 from llm_core.tools import ToolCall
@@ -75,6 +76,11 @@ class StreamMetadata(BaseModel):
     response_id: str | None = None
     raw_usage: dict[str, Any] | None = None
     tool_calls: list[ToolCall] | None = None
+    #: What built-in tools did, as in :class:`~llm_core.responses.CompletionResponse`.
+    citations: list[Citation] | None = None
+    builtin_tool_calls: list[BuiltinToolCall] | None = None
+    #: Billed uses of built-in tools, as :attr:`~llm_core.responses.Usage.tool_uses`.
+    tool_uses: dict[str, int] | None = None
     extra: dict[str, Any] = Field(default_factory=dict)
 
     @property
@@ -85,6 +91,7 @@ class StreamMetadata(BaseModel):
             completion_tokens=self.output_tokens or 0,
             thinking_tokens=self.thinking_tokens,
             cached_tokens=self.cached_tokens,
+            tool_uses=self.tool_uses,
             cost=self.cost,
         )
 

@@ -5,19 +5,30 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic.json_schema import SkipJsonSchema
 
 _TOOL_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.:-]{0,127}$")
 
 
+class Grammar(BaseModel):
+    """The grammar a custom tool's text input must follow: a Lark grammar or a regular expression."""
+
+    model_config = ConfigDict(frozen=True)
+
+    syntax: Literal["lark", "regex"]
+    definition: str = Field(min_length=1)
+
+
 class ToolSpec(BaseModel):
-    """A function the model may call. ``parameters`` is a JSON schema of type object.
+    """A tool the model may call. A ``function`` tool (the default) is called with JSON
+    arguments following ``parameters``, a JSON schema of type object; a ``custom`` tool (OpenAI's
+    freeform tools, :meth:`custom`) is called with plain text, constrained by ``grammar`` if set.
 
     ``handler`` (optional, never serialised or sent) is the function a conversation runs when the
-    model calls the tool (see ``docs/conversations.md``)."""
+    model calls the tool (see ``docs/conversations.md``); a custom tool's handler gets the text."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -25,7 +36,28 @@ class ToolSpec(BaseModel):
     description: str = ""
     parameters: dict[str, Any] = Field(default_factory=lambda: {"type": "object", "properties": {}})
     strict: bool | None = None
+    kind: Literal["function", "custom"] = "function"
+    grammar: Grammar | None = None
     handler: SkipJsonSchema[Callable[..., Any] | None] = Field(default=None, exclude=True, repr=False)
+
+    @classmethod
+    def custom(
+        cls,
+        name: str,
+        description: str = "",
+        grammar: Grammar | None = None,
+        handler: Callable[[str], Any] | None = None,
+    ) -> ToolSpec:
+        """A custom (freeform) tool: the model calls it with text (``ToolCall.input``)."""
+        return cls(name=name, description=description, kind="custom", grammar=grammar, handler=handler)
+
+    @model_validator(mode="after")
+    def _kind_fits(self) -> ToolSpec:
+        if self.kind == "custom" and (self.parameters.get("properties") or self.strict is not None):
+            raise ValueError("a custom tool takes text: give it no parameters or strict (a grammar instead)")
+        if self.kind == "function" and self.grammar is not None:
+            raise ValueError("a grammar constrains a custom tool's text: use ToolSpec.custom(...)")
+        return self
 
     @field_validator("name")
     @classmethod
@@ -54,13 +86,19 @@ class ToolSpec(BaseModel):
 
 
 class ToolCall(BaseModel):
-    """A call the model asked for. ``arguments`` given as a JSON string are decoded."""
+    """A call the model asked for. ``arguments`` given as a JSON string are decoded. A call of
+    a custom tool carries its text in ``input`` (``None`` for a function call) and no arguments."""
 
     model_config = ConfigDict(frozen=True)
 
     id: str = Field(min_length=1)
     name: str = Field(min_length=1)
     arguments: dict[str, Any] = Field(default_factory=dict)
+    input: str | None = None
+
+    @property
+    def is_custom(self) -> bool:
+        return self.input is not None
 
     @field_validator("arguments", mode="before")
     @classmethod

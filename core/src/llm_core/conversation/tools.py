@@ -54,7 +54,10 @@ class Tool:
     def bind(self, call: ToolCall, key: str = "") -> dict[str, Any]:
         """The keyword arguments for ``handler`` (with the idempotency ``key`` when it takes
         one), validated against the signature; raises :class:`ToolArgumentsError` (what to tell
-        the model) when they do not fit."""
+        the model) when they do not fit. A custom tool's handler gets the call's text as its
+        first parameter."""
+        if self.spec.kind == "custom":
+            return self._bind_text(call)
         if self.arguments is not None:
             try:
                 validated = self.arguments.model_validate(call.arguments)
@@ -73,6 +76,13 @@ class Tool:
         except TypeError as exc:
             raise ToolArgumentsError(str(exc)) from exc
         return dict(call.arguments)
+
+    def _bind_text(self, call: ToolCall) -> dict[str, Any]:
+        assert self.handler is not None
+        parameters = list(inspect.signature(self.handler).parameters)
+        if call.input is None or not parameters:
+            raise ToolArgumentsError(f"{self.name} is a custom tool: call it with text")
+        return {parameters[0]: call.input}
 
 
 class ToolArgumentsError(ValueError):

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from llm_core.builtin_tools import coerce_builtin_tools
 from llm_core.config import reveal_secrets
 from llm_core.errors import ConfigurationError, InvalidInputError
 from llm_core.features import Feature
@@ -25,7 +26,7 @@ from llm_core.requests import ChatRequest, Prompt, ThinkingOptions, build, coerc
 from llm_core.streaming import CallContext
 
 #: ``build_chat_request`` keywords that are ChatRequest fields rather than provider options.
-REQUEST_FIELDS = ("top_p", "stop", "tools", "tool_choice", "json_mode", "response_schema")
+REQUEST_FIELDS = ("top_p", "stop", "tools", "tool_choice", "builtin_tools", "json_mode", "response_schema")
 #: The ChatRequest fields a provider may take as call defaults (``call_defaults``); any other
 #: call default is one of the plugin's per-call options.
 DEFAULT_FIELDS = ("temperature", "max_tokens", "top_p", "stop")
@@ -83,6 +84,7 @@ class ChatRequestBuilding(ProviderSettings):
         defaults = self._call_defaults
         options = {**{k: v for k, v in defaults.items() if k not in DEFAULT_FIELDS}, **extra}  # the call's win
         fields = {key: options.pop(key) for key in REQUEST_FIELDS if key in options}
+        self._check_tools(fields, chosen)
         for name in ("top_p", "stop"):
             if fields.get(name) is None and name in defaults:
                 fields[name] = defaults[name]
@@ -101,6 +103,15 @@ class ChatRequestBuilding(ProviderSettings):
         for name in ("messages", "tools", "stop"):
             refuse_surrogates(getattr(request, name), name, self.identifier)
         return request
+
+    def _check_tools(self, fields: dict[str, Any], model: str) -> None:
+        """Built-in tools validated, and each one, like a custom tool, offered by the model."""
+        if fields.get("builtin_tools") is not None:
+            fields["builtin_tools"] = coerce_builtin_tools(fields["builtin_tools"], self.identifier) or None
+            for tool in fields["builtin_tools"] or ():
+                self._require(tool.feature, model)
+        if any(getattr(tool, "kind", None) == "custom" for tool in fields.get("tools") or ()):
+            self._require(Feature.CUSTOM_TOOLS, model)
 
     def _check_message(self, index: int, message: ChatMessage, model: str) -> None:
         """Refuse what no provider accepts in a turn: an empty turn, a tool result that is not a

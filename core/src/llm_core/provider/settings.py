@@ -27,7 +27,7 @@ from llm_core.config import (
     reveal_secrets,
 )
 from llm_core.errors import ConfigurationError, InvalidInputError, PluginLoadError, UnsupportedFeatureError
-from llm_core.features import Feature, parse_features
+from llm_core.features import CHAT_OPTIONS, Feature, parse_features
 from llm_core.operations import DECLARED_ONLY, OPERATIONS
 from llm_core.pricing import Prices, effective_prices
 from llm_core.retry import RetryPolicy
@@ -245,13 +245,13 @@ class ProviderSettings:
     @classmethod
     def implemented_features(cls) -> frozenset[Feature]:
         """Features this class implements: each operation whose request builder and hooks it
-        has (see :mod:`llm_core.operations`), thinking (an option of every chat call), what its
+        has (see :mod:`llm_core.operations`), thinking and tools (options of every chat call), what its
         interfaces add (``provides``), and the features the core has no implementation of."""
         found = _IMPLEMENTED.get(cls)
         if found is None:
             operations = {op.feature for op in OPERATIONS if op.implemented_by(cls)}
             provided = {feature for klass in cls.__mro__ if (feature := vars(klass).get("provides")) is not None}
-            found = frozenset(operations | provided | {Feature.THINKING}) | DECLARED_ONLY
+            found = frozenset(operations | provided | CHAT_OPTIONS) | DECLARED_ONLY
             _IMPLEMENTED[cls] = found
         return found
 

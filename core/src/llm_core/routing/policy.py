@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any, Protocol
 
+from llm_core.builtin_tools import features_of_call
 from llm_core.errors import LLMError
 from llm_core.features import Feature
 from llm_core.operation import Operation
@@ -53,15 +54,18 @@ def call_candidates(
     model: str | None = None,
     settings: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> list[Candidate]:
-    """The providers to try for a call of ``op`` (its feature beside the router's ``features``),
-    best first. With ``prefer="cheapest"`` and the ``call`` at hand they are ordered by the
-    expected cost of that very call (see :mod:`llm_core.routing.cost_estimate`); without it, of
-    the registry's nominal request. A call that names its model (``model=`` among its options,
-    or ``model``) goes only to providers that offer that model: in their catalogue, or by their
-    ``unknown_model_features`` setting (in ``settings``, the router's per-provider settings, or
-    the config file); see :func:`~llm_core.registry.candidates.fits`. Raises
+    """The providers to try for a call of ``op`` (its feature and those of its built-in and
+    custom tools beside the router's ``features``), best first. With ``prefer="cheapest"`` and
+    the ``call`` at hand they are ordered by the expected cost of that very call (see
+    :mod:`llm_core.routing.cost_estimate`); without it, of the registry's nominal request. A call
+    that names its model (``model=`` among its options, or ``model``) goes only to providers that
+    offer that model: in their catalogue, or by their ``unknown_model_features`` setting (in
+    ``settings``, the router's per-provider settings, or the config file); see
+    :func:`~llm_core.registry.candidates.fits`. Raises
     :class:`~llm_core.errors.NoMatchingProviderError`, naming the model, when none fits."""
     wanted = features | {op.feature} if op is not None else features
+    if call is not None:
+        wanted |= features_of_call(*call)
     if model is None and call is not None:
         model = _requested_model(call[1])
     estimate = estimate_call(op, *call) if op is not None and call is not None and prefer == CHEAPEST else None

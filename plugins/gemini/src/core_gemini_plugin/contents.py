@@ -20,6 +20,10 @@ from llm_core.media import sniff_mime
 from llm_core.messages import ChatMessage, DocumentPart, ImagePart, Role, TextPart
 
 PROVIDER = "gemini"
+#: Parts of a model turn that built-in tools make, kept as dumped by ``parts.PartLog``
+#: and sent back as they came: ``executable_code`` / ``code_execution_result`` (code execution),
+#: ``tool_call`` / ``tool_response`` (server-side tool invocations).
+SERVER_PARTS = ("executable_code", "code_execution_result", "tool_call", "tool_response")
 #: Gemini limits a whole request to 20 MB; inline bytes travel base64-encoded (4/3 larger).
 MAX_INLINE_BYTES = 15 * 1024 * 1024
 
@@ -77,11 +81,16 @@ def _object(value: object, what: str = "tool call arguments") -> dict[str, Any]:
 
 
 def map_contents(messages: Sequence[ChatMessage]) -> list[dict[str, Any]]:
-    """Conversation turns → ``contents``. Consecutive tool results share one user turn."""
-    calls = {call.id: call.name for m in messages for call in m.tool_calls or ()}
+    """Conversation turns → ``contents``. Consecutive tool results share one user turn. Calls of
+    custom (freeform) tools, which only OpenAI has, are left out with their results: a
+    conversation that moved here from OpenAI goes on without them."""
+    calls = {call.id: call.name for m in messages for call in m.tool_calls or () if not call.is_custom}
+    custom = {call.id for m in messages for call in m.tool_calls or () if call.is_custom}
     contents: list[dict[str, Any]] = []
     inline_total = 0
     for index, message in enumerate(messages):
+        if message.role is Role.TOOL and message.tool_call_id in custom:
+            continue
         if message.role is Role.TOOL:
             part = {"function_response": _function_response(message, calls, index)}
             if contents and contents[-1].get("_tool_results"):
@@ -158,6 +167,8 @@ def _assistant_parts(message: ChatMessage) -> list[dict[str, Any]]:
     if text_signature and parts and "text" in parts[0]:
         parts[0]["thought_signature"] = decode_signature(text_signature)
     for call in message.tool_calls or ():
+        if call.is_custom:
+            continue
         part: dict[str, Any] = {"function_call": {"id": call.id, "name": call.name, "args": _object(call.arguments)}}
         if call.id in signatures:
             part["thought_signature"] = decode_signature(signatures[call.id])
@@ -166,7 +177,7 @@ def _assistant_parts(message: ChatMessage) -> list[dict[str, Any]]:
 
 
 def replay_part(saved: Mapping[str, Any]) -> dict[str, Any]:
-    """A saved part (one of ``metadata["gemini_parts"]``, see :class:`~core_gemini_plugin.response_parser.PartLog`)
+    """A saved part (one of ``metadata["gemini_parts"]``, see :class:`~core_gemini_plugin.parts.PartLog`)
     as a part to send back."""
     if not isinstance(saved, Mapping) or not isinstance(saved.get("function_call", {}), Mapping):
         raise InvalidInputError(f"a saved Gemini part must be an object, not {saved!r:.80}", provider=PROVIDER)
@@ -182,6 +193,9 @@ def replay_part(saved: Mapping[str, Any]) -> dict[str, Any]:
     if "inline_data" in saved:
         blob = saved["inline_data"]
         part["inline_data"] = {"data": base64.b64decode(blob["data"]), "mime_type": blob.get("mime_type")}
+    for key in SERVER_PARTS:  # code execution and server-side tool parts go back as they came
+        if isinstance(saved.get(key), Mapping):
+            part[key] = copy.deepcopy(dict(saved[key]))
     if saved.get("thought_signature"):
         part["thought_signature"] = decode_signature(saved["thought_signature"])
     if not part:

@@ -7,7 +7,12 @@
 - ``api``: ``"imagen"`` for Imagen models (``models.generate_images`` on Vertex AI) — other
   image models answer ``generate_content`` with ``response_modalities=["IMAGE"]``;
 - ``native_decisions``: the model serves ``client.decisions.create``; every other text model
-  answers decisions through structured output (probability kind ``"none"``).
+  answers decisions through structured output (probability kind ``"none"``);
+- ``builtin_with_functions``: built-in tools and function declarations in one request (Gemini 3
+  and later; earlier models refuse the combination).
+
+Built-in tools per model: Google Search, code execution and URL context on every text model;
+Google Maps grounding on Gemini 2.5; file search on 2.5 Pro/Flash and Gemini 3 Pro/Flash.
 """
 
 from __future__ import annotations
@@ -41,8 +46,19 @@ _PRICES: PriceTable = {
 BATCH_FACTOR = "0.5"
 
 
-def _prices(model_id: str) -> Prices | None:
-    return listed_prices(_PRICES, model_id, source=PRICE_SOURCE, batch_factor=BATCH_FACTOR)
+#: Fees per use of the built-in tools (USD), from the same pricing page as quoted by third
+#: parties (unverified, read 2026-12-01): Grounding with Google Search $35 / 1,000 grounded
+#: prompts on Gemini 2.5 (counted once per answer that searched), $14 / 1,000 search queries on
+#: Gemini 3 and later (counted per query); Grounding with Google Maps $25 / 1,000 grounded prompts
+#: on Gemini 2.5; code execution and file search queries are billed as tokens only. The free
+#: daily allowances are not counted: costs are at list price.
+_FEES_25 = {"web_search": "0.035", "google_maps": "0.025", "code_execution": "0", "file_search": "0"}
+_FEES_3 = {"web_search": "0.014", "code_execution": "0", "file_search": "0"}
+
+
+def _prices(model_id: str, thinking: str) -> Prices | None:
+    fees = _FEES_25 if thinking == "budget" else _FEES_3
+    return listed_prices(_PRICES, model_id, source=PRICE_SOURCE, batch_factor=BATCH_FACTOR, tool_fees=fees)
 
 
 TEXT_FEATURES = frozenset(
@@ -75,16 +91,27 @@ DEFAULT_MODEL = "gemini-2.5-flash"
 DEFAULT_IMAGEN_MODEL = "imagen-4.0-generate-001"
 
 
-def _text(model_id: str, description: str, thinking: str) -> ModelInfo:
-    return ModelInfo(model_id, TEXT_FEATURES, description, extra={"thinking": thinking}, prices=_prices(model_id))
+#: Built-in tools of every text model: Google Search, code execution, URL context.
+BUILTIN = frozenset({Feature.WEB_SEARCH, Feature.CODE_EXECUTION, Feature.URL_CONTEXT})
+
+
+def _text(model_id: str, description: str, thinking: str, *more: Feature) -> ModelInfo:
+    """A text model; Gemini 3 and later (thinking levels) also combine built-in tools with
+    function declarations in one request (``builtin_with_functions``)."""
+    extra = {"thinking": thinking, "builtin_with_functions": thinking == "level"}
+    features = TEXT_FEATURES | BUILTIN | set(more)
+    return ModelInfo(model_id, features, description, extra=extra, prices=_prices(model_id, thinking))
+
+
+_MAPS, _FILES = Feature.GOOGLE_MAPS, Feature.FILE_SEARCH
 
 
 MODELS: tuple[ModelInfo, ...] = (
-    _text("gemini-2.5-flash", "Fast hybrid reasoning model, 1M context, thinking budgets.", "budget"),
-    _text("gemini-2.5-pro", "Most capable 2.5 model for coding and complex reasoning.", "budget"),
-    _text("gemini-2.5-flash-lite", "Smallest, most cost-effective 2.5 model.", "budget"),
-    _text("gemini-3-flash-preview", "Gemini 3 Flash (preview).", "level"),
-    _text("gemini-3.1-pro-preview", "Gemini 3.1 Pro (preview): deep reasoning, multimodal.", "level"),
+    _text("gemini-2.5-flash", "Fast hybrid reasoning model, 1M context, thinking budgets.", "budget", _MAPS, _FILES),
+    _text("gemini-2.5-pro", "Most capable 2.5 model for coding and complex reasoning.", "budget", _MAPS, _FILES),
+    _text("gemini-2.5-flash-lite", "Smallest, most cost-effective 2.5 model.", "budget", _MAPS),
+    _text("gemini-3-flash-preview", "Gemini 3 Flash (preview).", "level", _FILES),
+    _text("gemini-3.1-pro-preview", "Gemini 3.1 Pro (preview): deep reasoning, multimodal.", "level", _FILES),
     _text("gemini-3.1-flash-lite", "Gemini 3.1 Flash-Lite: high-volume, low-cost.", "level"),
     _text("gemini-3.5-flash", "Gemini 3.5 Flash.", "level"),
     _text("gemini-3.8-flash", "Gemini 3.8 Flash: long-horizon agents and coding.", "level"),

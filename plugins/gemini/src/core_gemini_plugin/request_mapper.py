@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from core_gemini_plugin.contents import map_contents
+from core_gemini_plugin.grounding import builtin_tools
 from core_gemini_plugin.models import thinking_style
 from llm_core.config import check_names
 from llm_core.errors import InvalidInputError
@@ -100,12 +101,15 @@ def map_chat_request(request: ChatRequest) -> dict[str, Any]:
             config["response_json_schema"] = schema
     if request.thinking is not None:
         config["thinking_config"] = map_thinking(request.thinking, request.model)
+    tools = builtin_tools(request)
     if request.tools:
-        config["tools"] = [{"function_declarations": [function_declaration(t) for t in request.tools]}]
+        tools.insert(0, {"function_declarations": [function_declaration(t) for t in request.tools]})
         if request.tool_choice:
             config["tool_config"] = tool_config(request.tool_choice, request.tools)
     elif request.tool_choice:
         raise InvalidInputError("tool_choice needs tools", provider=PROVIDER)
+    if tools:
+        config["tools"] = tools
     config.update(_known_options(request.options, CHAT_OPTIONS, "chat"))
     payload: dict[str, Any] = {"model": request.model, "contents": contents}
     if config:

@@ -12,14 +12,16 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from core_gemini_plugin.errors import reads_answer
+from core_gemini_plugin.grounding import builtin_results
+from core_gemini_plugin.parts import PartLog
 from core_gemini_plugin.response_parser import (
     PROVIDER,
-    PartLog,
     check_has_output,
     enum_name,
     finish_reason,
     raise_if_prompt_blocked,
 )
+from core_gemini_plugin.usage import usage_from
 from llm_core.errors import InvalidResponseError
 from llm_core.requests import ChatRequest
 from llm_core.streaming import StreamEvent, StreamMetadata, TokenType
@@ -33,6 +35,8 @@ class GeminiStreamParser:
 
     def __init__(self, request: ChatRequest) -> None:
         self._context = request.call_context
+        self._model_asked = request.model
+        self._candidate: Any = None  # the last candidate: its grounding metadata is the answer's
         self._log = PartLog()
         self._usage: types.GenerateContentResponseUsageMetadata | None = None
         self._finish: Any = None
@@ -52,6 +56,8 @@ class GeminiStreamParser:
         if not chunk.candidates:  # e.g. a chunk of usage only
             return ()
         candidate = chunk.candidates[0]
+        if _grounded(candidate):
+            self._candidate = candidate
         if candidate.finish_reason is not None:
             self._finish = candidate.finish_reason
         content = candidate.content
@@ -72,8 +78,11 @@ class GeminiStreamParser:
         check_has_output(self._parts_seen, enum_name(self._finish))
         usage = self._usage
         calls = self._log.tool_calls
+        parts = self._log.parts
+        text = "".join(p["text"] for p in parts if isinstance(p.get("text"), str) and not p.get("thought"))
+        citations, builtin, grounded, uses = builtin_results(self._candidate, parts, text, self._model_asked)
         return StreamMetadata(
-            input_tokens=usage.prompt_token_count if usage else None,
+            input_tokens=usage_from(usage).prompt_tokens if usage else None,
             output_tokens=usage.candidates_token_count if usage else None,
             thinking_tokens=usage.thoughts_token_count if usage else None,
             cached_tokens=usage.cached_content_token_count if usage else None,
@@ -82,5 +91,16 @@ class GeminiStreamParser:
             response_id=self._response_id,
             raw_usage=usage.model_dump(mode="json", exclude_none=True) if usage else None,
             tool_calls=calls or None,
-            extra={"finish_reason": enum_name(self._finish), **self._log.replay_metadata()},
+            citations=citations or None,
+            builtin_tool_calls=builtin or None,
+            tool_uses=uses or None,
+            extra={"finish_reason": enum_name(self._finish), **self._log.replay_metadata(), **grounded},
         )
+
+
+def _grounded(candidate: types.Candidate) -> bool:
+    """Whether a chunk's candidate carries grounding (streamed chunks carry empty metadata until
+    the one that holds it all)."""
+    meta = candidate.grounding_metadata
+    found = meta is not None and bool(meta.grounding_chunks or meta.web_search_queries or meta.grounding_supports)
+    return found or candidate.url_context_metadata is not None

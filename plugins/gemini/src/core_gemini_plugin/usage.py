@@ -13,11 +13,13 @@ if TYPE_CHECKING:
 def usage_from(metadata: types.GenerateContentResponseUsageMetadata | None) -> Usage:
     """A response's ``usage_metadata`` as :class:`Usage` (zeros when it has none).
     ``cached_content_token_count`` (context caching, implicit or explicit) is part of
-    ``prompt_token_count``, as Gemini reports it."""
+    ``prompt_token_count``, as Gemini reports it. What built-in tools read into the prompt
+    (``tool_use_prompt_token_count``: search results, fetched pages) is billed as input: it
+    counts as prompt tokens."""
     if metadata is None:
         return Usage()
     return Usage(
-        prompt_tokens=metadata.prompt_token_count or 0,
+        prompt_tokens=(metadata.prompt_token_count or 0) + (metadata.tool_use_prompt_token_count or 0),
         completion_tokens=metadata.candidates_token_count or 0,
         total_tokens=metadata.total_token_count or 0,
         thinking_tokens=metadata.thoughts_token_count,

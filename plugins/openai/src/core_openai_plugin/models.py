@@ -42,8 +42,15 @@ _PRICES: PriceTable = {
 BATCH_FACTOR = "0.5"
 
 
+#: Fees per use of the built-in tools (USD), from the "Built-in tools" table of the same pricing
+#: page as quoted by third parties and OpenAI's community forum (unverified, read 2026-12-01):
+#: web search $10.00 / 1k calls (search content tokens billed as input tokens), file search
+#: $2.50 / 1k calls, code interpreter $0.03 per container (1 GB, the default).
+TOOL_FEES = {"web_search": "0.01", "file_search": "0.0025", "code_execution": "0.03"}
+
+
 def _prices(model_id: str) -> Prices | None:
-    return listed_prices(_PRICES, model_id, source=PRICE_SOURCE, batch_factor=BATCH_FACTOR)
+    return listed_prices(_PRICES, model_id, source=PRICE_SOURCE, batch_factor=BATCH_FACTOR, tool_fees=TOOL_FEES)
 
 
 #: Chat models without image input.
@@ -59,9 +66,14 @@ TEXT = frozenset(
         Feature.TOKEN_COUNTING,  # POST /v1/responses/input_tokens counts a Responses request
     }
 )
+#: The built-in tools of the Responses API (web_search, code_interpreter, file_search,
+#: image_generation, mcp), which every chat model of the catalogue is offered.
+BUILTIN = frozenset(
+    {Feature.WEB_SEARCH, Feature.CODE_EXECUTION, Feature.FILE_SEARCH, Feature.IMAGE_GENERATION, Feature.REMOTE_MCP}
+)
 #: Chat models that also read images and PDFs.
-MULTIMODAL = TEXT | {Feature.VISION, Feature.DOCUMENTS}
-#: Reasoning models: multimodal plus reasoning summaries.
+MULTIMODAL = TEXT | {Feature.VISION, Feature.DOCUMENTS} | BUILTIN
+#: Reasoning models: multimodal plus reasoning summaries and (GPT-5 and later) custom tools.
 REASONING = MULTIMODAL | {Feature.THINKING}
 
 DEFAULT_MODEL = "gpt-5.4-mini"
@@ -74,7 +86,9 @@ _SHUTDOWN_2027_01 = "OpenAI announced its shutdown for 2027-01-14"
 
 
 def _reasoning(model_id: str, description: str, **extra: Any) -> ModelInfo:
-    return ModelInfo(model_id, REASONING, description, {"reasoning": True, **extra}, prices=_prices(model_id))
+    # custom (freeform) tools came with GPT-5: o3 has none
+    features = REASONING | ({Feature.CUSTOM_TOOLS} if model_id.startswith("gpt-") else set())
+    return ModelInfo(model_id, features, description, {"reasoning": True, **extra}, prices=_prices(model_id))
 
 
 def _chat(model_id: str, description: str) -> ModelInfo:

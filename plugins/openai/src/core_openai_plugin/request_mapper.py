@@ -14,6 +14,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from core_openai_plugin.builtin import builtin_tools, includes
 from core_openai_plugin.models import fact
 from core_openai_plugin.schemas import function_tool, mentions_json, text_format, tool_choice
 from llm_core.config import check_names
@@ -24,8 +25,11 @@ from llm_core.requests import ChatRequest, EmbeddingRequest, ImageRequest, Think
 from llm_core.specs import ModelInfo
 
 PROVIDER = "openai"
-#: Metadata key under which parsed responses keep reasoning items for stateless replay.
+#: Metadata keys under which parsed responses keep items for stateless replay: reasoning items;
+#: other output items (built-in tool runs, as sent) and the order of both (their ids).
 REASONING_ITEMS = "reasoning_items"
+OUTPUT_ITEMS = "output_items"
+OUTPUT_ORDER = "output_order"
 ENCRYPTED_REASONING = "reasoning.encrypted_content"
 
 #: Request options sent as they are (per call, or as provider defaults).
@@ -106,10 +110,13 @@ def map_chat(request: ChatRequest, model: ModelInfo | None, *, strict_sampling: 
     reasoning = reasoning_config(request.thinking)
     if reasoning:
         payload["reasoning"] = reasoning
-    if reasoning_model or (model is None and request.thinking is not None):
-        payload["include"] = [ENCRYPTED_REASONING]
-    if request.tools:
-        payload["tools"] = [function_tool(tool) for tool in request.tools]
+    include = [ENCRYPTED_REASONING] if reasoning_model or (model is None and request.thinking is not None) else []
+    include += includes(request)
+    if include:
+        payload["include"] = include
+    tools = [function_tool(tool) for tool in request.tools or ()] + builtin_tools(request, reasoning)
+    if tools:
+        payload["tools"] = tools
     if request.tool_choice is not None:
         payload["tool_choice"] = tool_choice(request.tool_choice, request.tools or ())
     text: dict[str, Any] = {}
@@ -197,17 +204,25 @@ def reasoning_config(thinking: ThinkingOptions | None) -> dict[str, Any] | None:
 
 
 def input_items(turns: Sequence[ChatMessage], *, detail: str = "auto") -> list[dict[str, Any]]:
-    """Conversation turns (system text already split off) → Responses input items."""
+    """Conversation turns (system text already split off) → Responses input items. A custom
+    tool's call goes back as ``custom_tool_call``, its result as ``custom_tool_call_output``."""
     items: list[dict[str, Any]] = []
+    custom: set[str] = set()
     for index, message in enumerate(turns):
         if message.role is Role.USER:
             items.append(_message("user", user_content(message, detail), message))
         elif message.role is Role.ASSISTANT:
-            items.extend(replay_reasoning(message.metadata.get(REASONING_ITEMS)))
+            items.extend(replay_items(message.metadata))
             text = _assistant_text(message, index)
             if text:
                 items.append(_message("assistant", text, message))
             for call in message.tool_calls or ():
+                if call.is_custom:
+                    custom.add(call.id)
+                    items.append(
+                        {"type": "custom_tool_call", "call_id": call.id, "name": call.name, "input": call.input}
+                    )
+                    continue
                 items.append(
                     {
                         "type": "function_call",
@@ -222,7 +237,8 @@ def input_items(turns: Sequence[ChatMessage], *, detail: str = "auto") -> list[d
                     f"message {index}: OpenAI needs the tool_call_id of the call this result answers",
                     provider=PROVIDER,
                 )
-            items.append({"type": "function_call_output", "call_id": message.tool_call_id, "output": message.text})
+            kind = "custom_tool_call_output" if message.tool_call_id in custom else "function_call_output"
+            items.append({"type": kind, "call_id": message.tool_call_id, "output": message.text})
     return items
 
 
@@ -282,6 +298,22 @@ def input_file(part: DocumentPart) -> dict[str, Any]:
     mime = _mime(part, "application/pdf")
     name = part.name or f"document.{format_of(mime)}"
     return {"type": "input_file", "filename": name, "file_data": f"data:{mime};base64,{part.base64()}"}
+
+
+def replay_items(metadata: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """What an assistant turn's metadata holds for replay (``store=False``: the API keeps
+    nothing): its reasoning items and its other output items (built-in tool runs), in the order
+    the answer gave them."""
+    reasoning = replay_reasoning(metadata.get(REASONING_ITEMS))
+    others = metadata.get(OUTPUT_ITEMS) or []
+    if not isinstance(others, list) or not all(isinstance(item, Mapping) for item in others):
+        raise InvalidInputError(f"metadata[{OUTPUT_ITEMS!r}] must be a list of output items", provider=PROVIDER)
+    replayed = reasoning + [dict(item) for item in others]
+    order = metadata.get(OUTPUT_ORDER)
+    if isinstance(order, list):
+        position = {item_id: place for place, item_id in enumerate(order)}
+        replayed.sort(key=lambda item: position.get(item.get("id"), len(position)))  # stable: unknown ids last
+    return replayed
 
 
 def replay_reasoning(items: object) -> list[dict[str, Any]]:

@@ -14,9 +14,18 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
+from core_openai_plugin.builtin import (
+    ANNOTATIONS,
+    builtin_call,
+    citations,
+    generated_image,
+    other_annotations,
+    tool_uses,
+)
 from core_openai_plugin.errors import describe, error_from_code, reads_answer
-from core_openai_plugin.request_mapper import REASONING_ITEMS
+from core_openai_plugin.request_mapper import OUTPUT_ITEMS, OUTPUT_ORDER, REASONING_ITEMS
 from core_openai_plugin.usage import usage_from
+from llm_core.builtin_tools import BuiltinToolCall, Citation
 from llm_core.errors import InvalidResponseError
 from llm_core.requests import ChatRequest, EmbeddingRequest, ImageRequest
 from llm_core.responses import (
@@ -37,22 +46,33 @@ if TYPE_CHECKING:
     from openai.types.responses import Response
 
 PROVIDER = "openai"
-#: Metadata keys of a chat answer: images of the image-generation tool (:class:`ImageResponse`),
-#: and output items no typed field holds (as the API sent them).
+#: Metadata keys of a chat answer besides the replayed items (``OUTPUT_ITEMS``: output items other
+#: than messages, reasoning, function and custom calls and images, as the API sent them, every
+#: key; built-in tool runs are also typed in ``builtin_tool_calls``): images of the
+#: image-generation tool (:class:`ImageResponse`).
 IMAGES = "images"
-OUTPUT_ITEMS = "output_items"
 
 
 def dump(obj: Any) -> dict[str, Any]:
-    """An SDK object as a plain JSON-ready dict (unset fields left out)."""
+    """An SDK object as a plain JSON-ready dict (unset fields left out). Values the SDK's types
+    do not know (a web search source of ``type: api``) are kept as sent, without a warning."""
     if isinstance(obj, Mapping):
         return dict(obj)
-    result: dict[str, Any] = obj.model_dump(mode="json", exclude_unset=True, by_alias=True)
+    result: dict[str, Any] = obj.model_dump(mode="json", exclude_unset=True, by_alias=True, warnings=False)
     return result
 
 
 def _not_json(constant: str) -> Any:
     raise ValueError(f"{constant} is not JSON")
+
+
+def custom_call(item: Any) -> ToolCall:
+    """A ``custom_tool_call`` item (a freeform tool, ``ResponseCustomToolCall``): its text input."""
+    data = dump(item)
+    text = data.get("input")
+    if not isinstance(text, str):
+        raise InvalidResponseError(f"OpenAI's custom tool call has input {describe(text)}, not text", provider=PROVIDER)
+    return ToolCall(id=str(data.get("call_id", "")), name=str(data.get("name", "")), input=text)
 
 
 def tool_call(call_id: str, name: str, arguments: str | None) -> ToolCall:
@@ -104,27 +124,6 @@ def reasoning_texts(item: Any) -> list[str]:
     return [part.text for part in getattr(item, "content", None) or () if getattr(part, "text", "")]
 
 
-def generated_image(item: Any, model: str) -> ImageResponse:
-    """An ``image_generation_call`` output item (the built-in image tool) as an image."""
-    result = getattr(item, "result", None)
-    if not isinstance(result, str) or not result:
-        raise InvalidResponseError("OpenAI's image_generation_call carries no image", provider=PROVIDER)
-    try:
-        data = base64.b64decode(result, validate=True)
-    except ValueError as exc:
-        raise InvalidResponseError("OpenAI's generated image is not valid base64", provider=PROVIDER) from exc
-    fmt = getattr(item, "output_format", None) or "png"
-    details = {key: value for key, value in dump(item).items() if key not in ("result", "revised_prompt")}
-    return ImageResponse(
-        data=data,
-        mime_type=f"image/{fmt}",
-        model=model,
-        provider=PROVIDER,
-        revised_prompt=getattr(item, "revised_prompt", None),
-        metadata=details,
-    )
-
-
 class _Output:
     """What the output items of one answer carry, read in order."""
 
@@ -137,6 +136,10 @@ class _Output:
         self.calls: list[ToolCall] = []
         self.images: list[ImageResponse] = []
         self.other: list[dict[str, Any]] = []
+        self.builtin: list[BuiltinToolCall] = []
+        self.citations: list[Citation] = []
+        self.annotations: list[dict[str, Any]] = []
+        self.order: list[str] = []
 
     def read(self, items: object) -> None:
         if not isinstance(items, list):
@@ -155,13 +158,28 @@ class _Output:
         elif kind == "reasoning":
             self.thinking.extend(reasoning_texts(item))
             self.reasoning.append(reasoning_item(item))
+            self.order.append(str(getattr(item, "id", "")))
         elif kind == "function_call":
             name, arguments = str(getattr(item, "name", "")), getattr(item, "arguments", None)
             self.calls.append(tool_call(str(getattr(item, "call_id", "")), name, arguments))
-        elif kind == "image_generation_call":
-            self.images.append(generated_image(item, self.model))
-        else:  # web search, file search, MCP, code interpreter …: kept as sent, never dropped
-            self.other.append(dump(item))
+        elif kind == "custom_tool_call":
+            self.calls.append(custom_call(item))
+        elif kind == "image_generation_call":  # every key of the item is in the image
+            self.images.append(generated_image(dump(item), self.model))
+            self.builtin.append(
+                BuiltinToolCall(tool="image_generation", id=getattr(item, "id", None), status=item.status)
+            )
+        else:
+            self.keep(dump(item))
+
+    def keep(self, data: dict[str, Any]) -> None:
+        """An item no typed field holds (web search, code interpreter, MCP …): kept as sent, with
+        every key, never dropped (and replayed in a later turn); a built-in tool's run is also typed."""
+        call = builtin_call(data)
+        if call is not None:
+            self.builtin.append(call)
+        self.other.append(data)
+        self.order.append(str(data.get("id", "")))
 
     def _message(self, parts: object, index: int) -> None:
         if not isinstance(parts, list):
@@ -172,6 +190,9 @@ class _Output:
         for part in parts:
             kind = getattr(part, "type", None)
             if kind == "output_text" and isinstance(getattr(part, "text", None), str):
+                data = dump(part)
+                self.citations.extend(citations(data, sum(len(text) for text in self.texts)))
+                self.annotations.extend(other_annotations(data))
                 self.texts.append(part.text)
             elif kind == "refusal" and isinstance(getattr(part, "refusal", None), str):
                 self.refusals.append(part.refusal)
@@ -185,7 +206,7 @@ class _Output:
     @property
     def answered(self) -> bool:
         """Whether the output carries anything a caller can use."""
-        return bool("".join(self.texts) or self.refusals or self.calls or self.images)
+        return bool("".join(self.texts) or self.refusals or self.calls or self.images or self.other)
 
     def metadata(self) -> dict[str, Any]:
         extra: dict[str, Any] = {}
@@ -197,6 +218,9 @@ class _Output:
             extra[IMAGES] = self.images
         if self.other:
             extra[OUTPUT_ITEMS] = self.other
+            extra[OUTPUT_ORDER] = self.order
+        if self.annotations:
+            extra[ANNOTATIONS] = self.annotations
         return extra
 
 
@@ -231,7 +255,8 @@ def check_status(raw: Any, *, answered: bool) -> str:
         )
     if not answered:
         raise InvalidResponseError(
-            "OpenAI's completed response carries no text, tool call, refusal or image", provider=PROVIDER
+            "OpenAI's completed response carries no text, tool call, refusal, image or other output item",
+            provider=PROVIDER,
         )
     return str(status)
 
@@ -262,6 +287,9 @@ def parse_response(raw: Response, request: ChatRequest) -> CompletionResponse:
     )
     usage = getattr(raw, "usage", None)
     counted = usage_from(usage)  # first: it checks that the usage is an object before it is dumped
+    uses = tool_uses(request, output.builtin, output.other)
+    if uses:
+        counted = counted.model_copy(update={"tool_uses": uses})
     metadata: dict[str, Any] = {"status": status, **output.metadata()}
     if usage is not None:
         metadata["raw_usage"] = dump(usage)
@@ -274,6 +302,8 @@ def parse_response(raw: Response, request: ChatRequest) -> CompletionResponse:
         finish_reason=reason,
         tool_calls=output.calls or None,
         thinking="\n\n".join(output.thinking) or None,
+        citations=output.citations or None,
+        builtin_tool_calls=output.builtin or None,
         metadata=metadata,
     )
 

@@ -24,7 +24,15 @@ _SCHEMA_NAME = re.compile(r"[^A-Za-z0-9_-]")
 
 
 def function_tool(tool: ToolSpec) -> dict[str, Any]:
-    """A tool spec as a Responses function tool; strict when the schema allows it (or as asked)."""
+    """A tool spec as a Responses function tool, strict when the schema allows it (or as asked);
+    a custom tool as a ``custom`` tool (``CustomToolParam``), its grammar as its ``format``."""
+    if tool.kind == "custom":
+        custom: dict[str, Any] = {"type": "custom", "name": tool.name}
+        if tool.description:
+            custom["description"] = tool.description
+        if tool.grammar is not None:
+            custom["format"] = {"type": "grammar", **tool.grammar.model_dump()}
+        return custom
     strict = tool.strict if tool.strict is not None else is_strict_schema(tool.parameters)
     spec: dict[str, Any] = {"type": "function", "name": tool.name, "parameters": tool.parameters, "strict": strict}
     if tool.description:
@@ -36,11 +44,12 @@ def tool_choice(choice: str, tools: Sequence[ToolSpec]) -> str | dict[str, Any]:
     """``auto``/``none``/``required``, or the name of one tool to force."""
     if choice in ("auto", "none", "required"):
         return choice
-    if choice not in {tool.name for tool in tools}:
+    chosen = next((tool for tool in tools if tool.name == choice), None)
+    if chosen is None:
         raise InvalidInputError(
             f"tool_choice {choice!r} is neither auto, none, required nor one of the tools", provider=PROVIDER
         )
-    return {"type": "function", "name": choice}
+    return {"type": chosen.kind, "name": choice}  # ToolChoiceFunctionParam / ToolChoiceCustomParam
 
 
 def is_strict_schema(schema: Any) -> bool:

@@ -18,19 +18,27 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from core_openai_plugin.builtin import (
+    ANNOTATIONS,
+    builtin_call,
+    citations,
+    generated_image,
+    other_annotations,
+    tool_uses,
+)
 from core_openai_plugin.errors import describe, error_from_code, reads_answer
-from core_openai_plugin.request_mapper import REASONING_ITEMS
+from core_openai_plugin.request_mapper import OUTPUT_ITEMS, OUTPUT_ORDER, REASONING_ITEMS
 from core_openai_plugin.response_parser import (
     IMAGES,
-    OUTPUT_ITEMS,
     check_status,
+    custom_call,
     dump,
     finish_reason,
-    generated_image,
     reasoning_item,
     tool_call,
 )
 from core_openai_plugin.usage import usage_from
+from llm_core.builtin_tools import BuiltinToolCall, Citation
 from llm_core.errors import InvalidResponseError, LLMError, ProviderConnectionError
 from llm_core.requests import ChatRequest
 from llm_core.responses import ImageResponse
@@ -41,18 +49,22 @@ PROVIDER = "openai"
 
 
 class _PendingCall:
-    __slots__ = ("arguments", "call_id", "name")
+    """A function call whose arguments are still arriving, or a finished custom tool call."""
 
-    def __init__(self, call_id: str, name: str, arguments: str) -> None:
+    __slots__ = ("arguments", "call_id", "custom", "name")
+
+    def __init__(self, call_id: str, name: str, arguments: str, custom: ToolCall | None = None) -> None:
         self.call_id = call_id
         self.name = name
         self.arguments = arguments
+        self.custom = custom
 
 
 class ResponsesStreamParser:
     """Feeds on SDK stream events (``ResponseStreamEvent``); see the module docstring."""
 
     def __init__(self, request: ChatRequest) -> None:
+        self._request = request
         self._context: CallContext | None = request.call_context
         self._model = request.model
         self._response_tokens = TokenType.for_chunk(thinking=False, context=self._context)
@@ -66,6 +78,11 @@ class ResponsesStreamParser:
         self._text = False
         self._images: list[ImageResponse] = []
         self._other: list[dict[str, Any]] = []
+        self._builtin: list[BuiltinToolCall] = []
+        self._citations: list[Citation] = []
+        self._annotations: list[dict[str, Any]] = []
+        self._order: list[str] = []
+        self._message_text = 0  # characters of the finished messages' text, where citations count from
         self._final: Any = None
         self._events = 0
 
@@ -151,13 +168,38 @@ class ResponsesStreamParser:
             if key not in self._calls:
                 self._call_order.append(key)
             self._calls[key] = _PendingCall(item.call_id, item.name, item.arguments or "")
+        elif kind == "custom_tool_call":
+            custom = custom_call(item)
+            if custom.id not in self._calls:
+                self._call_order.append(custom.id)
+            self._calls[custom.id] = _PendingCall(custom.id, custom.name, "", custom=custom)
         elif kind == "reasoning":
             # the done item carries the complete encrypted content (the added one may not)
             self._reasoning.append(reasoning_item(item))
+            self._order.append(str(getattr(item, "id", "")))
         elif kind == "image_generation_call":
-            self._images.append(generated_image(item, getattr(item, "model", None) or self._model))
-        elif kind != "message" and item is not None:  # kept as sent, never dropped (as in a call)
-            self._other.append(dump(item))
+            self._images.append(generated_image(dump(item), getattr(item, "model", None) or self._model))
+            self._builtin.append(
+                BuiltinToolCall(tool="image_generation", id=getattr(item, "id", None), status=item.status)
+            )
+        elif kind == "message":
+            self._message_done(item)
+        elif item is not None:  # kept as sent, never dropped (as in a call)
+            data = dump(item)
+            ran = builtin_call(data)
+            if ran is not None:
+                self._builtin.append(ran)
+            self._other.append(data)
+            self._order.append(str(data.get("id", "")))
+
+    def _message_done(self, item: Any) -> None:
+        """Citations of a finished message (its parts carry every annotation), counted from
+        where its text starts in the answer."""
+        for part in dump(item).get("content") or ():
+            if isinstance(part, dict) and part.get("type") == "output_text" and isinstance(part.get("text"), str):
+                self._citations.extend(citations(part, self._message_text))
+                self._annotations.extend(other_annotations(part))
+                self._message_text += len(part["text"])
 
     @staticmethod
     def _failure(response: Any) -> LLMError:
@@ -170,7 +212,8 @@ class ResponsesStreamParser:
 
     def tool_calls(self) -> list[ToolCall]:
         """The tool calls seen so far, in output order, arguments decoded."""
-        return [tool_call(p.call_id, p.name, p.arguments) for p in (self._calls[k] for k in self._call_order)]
+        pending = (self._calls[key] for key in self._call_order)
+        return [p.custom or tool_call(p.call_id, p.name, p.arguments) for p in pending]
 
     @reads_answer
     def finish(self) -> StreamMetadata:
@@ -180,7 +223,8 @@ class ResponsesStreamParser:
         if final is None:
             raise ProviderConnectionError("the OpenAI stream ended before response.completed", provider=PROVIDER)
         calls = self.tool_calls()
-        status = check_status(final, answered=bool(self._text or self._refusal or calls or self._images))
+        answered = bool(self._text or self._refusal or calls or self._images or self._other)
+        status = check_status(final, answered=answered)
         usage = usage_from(getattr(final, "usage", None))
         incomplete = getattr(final, "incomplete_details", None)
         refused = bool(self._refusal) and not self._text
@@ -193,6 +237,9 @@ class ResponsesStreamParser:
             extra[IMAGES] = self._images
         if self._other:
             extra[OUTPUT_ITEMS] = self._other
+            extra[OUTPUT_ORDER] = self._order
+        if self._annotations:
+            extra[ANNOTATIONS] = self._annotations
         raw_usage = dump(final.usage) if getattr(final, "usage", None) is not None else None
         return StreamMetadata(
             input_tokens=usage.prompt_tokens if raw_usage else None,
@@ -209,6 +256,9 @@ class ResponsesStreamParser:
             response_id=getattr(final, "id", None),
             raw_usage=raw_usage,
             tool_calls=calls or None,
+            citations=self._citations or None,
+            builtin_tool_calls=self._builtin or None,
+            tool_uses=tool_uses(self._request, self._builtin, self._other),
             extra=extra,
         )
 

@@ -1,0 +1,373 @@
+"""Built-in and custom tools as call options, through the real SDKs on a mock transport: features
+per model, refusals before anything is sent, routing, custom (freeform) tool calls in calls,
+streams and their next turn, and answers that hold only non-text items.
+
+The custom tool answers are written from the installed ``openai`` SDK's types
+(``ResponseCustomToolCall``: ``id``, ``call_id``, ``name``, ``input``; the
+``response.custom_tool_call_input.delta/done`` events; ``ResponseReasoningItem``) around the
+response envelope the other OpenAI tests use; the web search item is
+``ResponseFunctionWebSearch``."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import httpx2
+import pytest
+
+from core_gemini_plugin.plugin import SPEC as GEMINI_SPEC
+from core_openai_plugin.plugin import SPEC as OPENAI_SPEC
+from llm_core.builtin_tools import CodeExecution, FileSearch, GoogleMaps, RemoteMCP, UrlContext, WebSearch
+from llm_core.errors import InvalidInputError, UnsupportedFeatureError
+from llm_core.messages import ChatMessage
+from llm_core.registry import Registry
+from llm_core.routing import Router
+from llm_core.tools import Grammar, ToolSpec
+from tests.builtin.conftest import Runner
+from tests.reliability import upstreams as up
+
+KEY = "test-key-not-a-secret"
+GRAMMAR = Grammar(syntax="regex", definition=r"^\d+ [+*-] \d+$")
+CALC = ToolSpec.custom("calc", "Evaluate one arithmetic operation.", grammar=GRAMMAR)
+WEATHER = ToolSpec(name="weather", parameters={"type": "object", "properties": {"city": {"type": "string"}}})
+REASONING = {"id": "rs_custom_1", "type": "reasoning", "summary": [], "encrypted_content": "gAAAAABpCustomToolSketch"}
+CUSTOM_CALL = {
+    "id": "ctc_custom_1",
+    "type": "custom_tool_call",
+    "call_id": "call_custom_1",
+    "name": "calc",
+    "input": "6544 * 65464",
+}
+SEARCH = {
+    "id": "ws_only_1",
+    "type": "web_search_call",
+    "status": "completed",
+    "action": {"type": "search", "query": "llm-core"},
+}
+
+
+class Wire:
+    """A mock transport answering each request with the next reply; keeps what was sent."""
+
+    def __init__(self, *replies: str | dict[str, Any]) -> None:
+        self.replies = list(replies)
+        self.sent: list[Any] = []
+
+    def __call__(self, request: httpx2.Request) -> httpx2.Response:
+        assert self.replies, f"unexpected request {request.method} {request.url}"
+        self.sent.append(json.loads(request.read()))
+        reply = self.replies.pop(0)
+        if isinstance(reply, dict):
+            return httpx2.Response(200, json=reply)
+        return httpx2.Response(200, headers={"content-type": "text/event-stream"}, content=reply.encode())
+
+    def openai(self, **options: Any) -> Any:
+        from core_openai_plugin.provider import OpenAIProvider
+
+        return OpenAIProvider(api_key=KEY, client_args={"transport": httpx2.MockTransport(self)}, **options)
+
+    def gemini(self) -> Any:
+        from core_gemini_plugin.provider import GeminiProvider
+
+        transport = httpx2.MockTransport(self)
+        return GeminiProvider(
+            api_key=KEY, client_args={"transport": transport}, async_client_args={"transport": transport}
+        )
+
+
+def sse(*events: dict[str, Any]) -> str:
+    return "".join(
+        f"event: {event['type']}\ndata: {json.dumps({**event, 'sequence_number': n})}\n\n"
+        for n, event in enumerate(events)
+    )
+
+
+def custom_call_stream() -> str:
+    """The stream of a gpt-5 answer holding a reasoning item and a custom tool call."""
+    added = {**CUSTOM_CALL, "input": ""}
+    return sse(
+        {
+            "type": "response.created",
+            "response": up.openai_response([], status="in_progress", model="gpt-5", usage=False),
+        },
+        {"type": "response.output_item.added", "output_index": 0, "item": {**REASONING, "encrypted_content": None}},
+        {"type": "response.output_item.done", "output_index": 0, "item": REASONING},
+        {"type": "response.output_item.added", "output_index": 1, "item": added},
+        {
+            "type": "response.custom_tool_call_input.delta",
+            "output_index": 1,
+            "item_id": "ctc_custom_1",
+            "delta": "6544 * ",
+        },
+        {
+            "type": "response.custom_tool_call_input.delta",
+            "output_index": 1,
+            "item_id": "ctc_custom_1",
+            "delta": "65464",
+        },
+        {
+            "type": "response.custom_tool_call_input.done",
+            "output_index": 1,
+            "item_id": "ctc_custom_1",
+            "input": "6544 * 65464",
+        },
+        {"type": "response.output_item.done", "output_index": 1, "item": CUSTOM_CALL},
+        {"type": "response.completed", "response": up.openai_response([REASONING, CUSTOM_CALL], model="gpt-5")},
+    )
+
+
+# -- custom (freeform) tools ----------------------------------------------------------------------
+
+
+async def test_a_reasoning_and_custom_tool_call_answer_returns_its_call(run: Runner) -> None:
+    wire = Wire(up.openai_response([REASONING, CUSTOM_CALL], model="gpt-5"))
+    answer = await run(
+        wire.openai(), lambda p: p.chat_completion_with_tools("6544 times 65464?", [CALC], model="gpt-5")
+    )
+    (call,) = answer.tool_calls
+    assert (call.id, call.name, call.input, call.arguments, call.is_custom) == (
+        "call_custom_1",
+        "calc",
+        "6544 * 65464",
+        {},
+        True,
+    )
+    assert answer.finish_reason == "tool_calls"
+    assert answer.metadata["reasoning_items"] == [REASONING]
+    assert wire.sent[0]["tools"] == [
+        {
+            "type": "custom",
+            "name": "calc",
+            "description": "Evaluate one arithmetic operation.",
+            "format": {"type": "grammar", "syntax": "regex", "definition": GRAMMAR.definition},
+        }
+    ]
+
+
+async def test_a_streamed_custom_tool_call(run: Runner) -> None:
+    wire = Wire(custom_call_stream())
+    events = await run(
+        wire.openai(),
+        lambda p: p.stream_chat_completion("6544 times 65464?", model="gpt-5", tools=[CALC], tool_choice="calc"),
+    )
+    meta = events[-2].metadata
+    assert meta is not None and [c.input for c in meta.tool_calls or []] == ["6544 * 65464"]
+    assert meta.stop_reason == "tool_calls" and meta.extra["reasoning_items"] == [REASONING]
+    assert wire.sent[0]["tool_choice"] == {"type": "custom", "name": "calc"}
+
+
+async def test_the_next_turn_sends_the_custom_call_and_its_output_back(run: Runner) -> None:
+    wire = Wire(up.openai_response([REASONING, CUSTOM_CALL], model="gpt-5"), up.openai_text("428,396,416"))
+    provider = wire.openai()
+    first = await run(provider, lambda p: p.chat_completion_with_tools("6544 times 65464?", [CALC], model="gpt-5"))
+    turns = [ChatMessage.user("6544 times 65464?"), first.to_message(), ChatMessage.tool("call_custom_1", "428396416")]
+    await run(provider, lambda p: p.chat_completion_with_tools(turns, [CALC], model="gpt-5"))
+    assert wire.sent[1]["input"][1:] == [
+        REASONING,
+        {"type": "custom_tool_call", "call_id": "call_custom_1", "name": "calc", "input": "6544 * 65464"},
+        {"type": "custom_tool_call_output", "call_id": "call_custom_1", "output": "428396416"},
+    ]
+
+
+def test_a_conversation_runs_a_custom_tool_with_its_text() -> None:
+    seen: list[str] = []
+
+    def calc(expression: str) -> str:
+        seen.append(expression)
+        return "428396416"
+
+    wire = Wire(up.openai_response([REASONING, CUSTOM_CALL], model="gpt-5"), up.openai_text("It is 428,396,416."))
+    tool = ToolSpec.custom("calc", "Evaluate one arithmetic operation.", grammar=GRAMMAR, handler=calc)
+    chat = wire.openai().conversation(tools=[tool], model="gpt-5")
+    reply = chat.send("6544 times 65464?")
+    assert seen == ["6544 * 65464"] and reply.content == "It is 428,396,416."
+    assert wire.sent[1]["input"][-1] == {
+        "type": "custom_tool_call_output",
+        "call_id": "call_custom_1",
+        "output": "428396416",
+    }
+
+
+def test_a_gemini_turn_after_openai_leaves_custom_calls_out() -> None:
+    """A conversation that falls back to Gemini goes on without what only OpenAI takes."""
+    from core_gemini_plugin.contents import map_contents
+    from llm_core.tools import ToolCall
+
+    call = ToolCall(id="call_custom_1", name="calc", input="6544 * 65464")
+    turns = [
+        ChatMessage.user("6544 times 65464?"),
+        ChatMessage.assistant("", [call]),
+        ChatMessage.tool("call_custom_1", "428396416"),
+        ChatMessage.user("And now?"),
+    ]
+    assert map_contents(turns) == [
+        {"role": "user", "parts": [{"text": "6544 times 65464?"}]},
+        {"role": "user", "parts": [{"text": "And now?"}]},
+    ]
+
+
+# -- answers with only non-text items ------------------------------------------------------------
+
+
+async def test_a_completed_answer_of_only_a_web_search_item_is_an_answer(run: Runner) -> None:
+    wire = Wire(up.openai_response([SEARCH], model="gpt-5"))
+    answer = await run(
+        wire.openai(), lambda p: p.chat_completion("Search.", model="gpt-5", builtin_tools=["web_search"])
+    )
+    assert answer.content == "" and answer.metadata["output_items"] == [SEARCH]
+    assert [c.queries for c in answer.builtin_tool_calls] == [["llm-core"]]
+
+
+# -- refused before anything is sent --------------------------------------------------------------
+
+Call = Callable[[Any], Any]
+REFUSED: dict[str, tuple[str, Call, type[Exception], str]] = {
+    "custom tool on Gemini": (
+        "gemini",
+        lambda p: p.chat_completion_with_tools("Hi", [CALC]),
+        UnsupportedFeatureError,
+        "custom_tools",
+    ),
+    "custom tool on o3": (
+        "openai",
+        lambda p: p.chat_completion_with_tools("Hi", [CALC], model="o3"),
+        UnsupportedFeatureError,
+        "custom_tools",
+    ),
+    "URL context on OpenAI": (
+        "openai",
+        lambda p: p.chat_completion("Hi", builtin_tools=[UrlContext()]),
+        UnsupportedFeatureError,
+        "url_context",
+    ),
+    "Maps on OpenAI": (
+        "openai",
+        lambda p: p.chat_completion("Hi", builtin_tools=[GoogleMaps()]),
+        UnsupportedFeatureError,
+        "google_maps",
+    ),
+    "MCP on Gemini": (
+        "gemini",
+        lambda p: p.chat_completion(
+            "Hi", builtin_tools=[RemoteMCP(server_label="x", server_url="https://example.org/mcp")]
+        ),
+        UnsupportedFeatureError,
+        "remote_mcp",
+    ),
+    "Maps on Gemini 3": (
+        "gemini",
+        lambda p: p.chat_completion("Hi", model="gemini-3-flash-preview", builtin_tools=["google_maps"]),
+        UnsupportedFeatureError,
+        "google_maps",
+    ),
+    "search and functions on Gemini 2.5": (
+        "gemini",
+        lambda p: p.chat_completion_with_tools("Hi", [WEATHER], builtin_tools=[WebSearch()]),
+        InvalidInputError,
+        "Gemini 3 models can",
+    ),
+    "OpenAI settings on Gemini": (
+        "gemini",
+        lambda p: p.chat_completion("Hi", builtin_tools=[WebSearch(allowed_domains=["example.org"])]),
+        InvalidInputError,
+        "allowed_domains",
+    ),
+    "web search with minimal reasoning": (
+        "openai",
+        lambda p: p.chat_completion("Hi", builtin_tools=[WebSearch()], thinking={"level": "minimal"}),
+        InvalidInputError,
+        "minimal reasoning",
+    ),
+    "an unknown built-in tool": (
+        "openai",
+        lambda p: p.chat_completion("Hi", builtin_tools=["web_browse"]),
+        InvalidInputError,
+        "unknown built-in tool 'web_browse'",
+    ),
+    "a tool twice": (
+        "openai",
+        lambda p: p.chat_completion("Hi", builtin_tools=[WebSearch(), "web_search"]),
+        InvalidInputError,
+        "twice",
+    ),
+    "a file search without stores": (
+        "openai",
+        lambda p: p.chat_completion("Hi", builtin_tools=[{"type": "file_search", "stores": []}]),
+        InvalidInputError,
+        "stores",
+    ),
+    "not a list": (
+        "gemini",
+        lambda p: p.chat_completion("Hi", builtin_tools=WebSearch()),
+        InvalidInputError,
+        "must be a list",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(REFUSED))
+async def test_bad_combinations_are_refused_with_no_request(case: str, run: Runner) -> None:
+    provider_name, call, error, words = REFUSED[case]
+    wire = Wire()
+    provider = wire.openai() if provider_name == "openai" else wire.gemini()
+    with pytest.raises(error, match=words):
+        await run(provider, call)
+    assert wire.sent == []
+
+
+def test_a_custom_tool_takes_text_not_parameters() -> None:
+    with pytest.raises(ValueError, match="custom tool takes text"):
+        ToolSpec(name="calc", kind="custom", parameters={"type": "object", "properties": {"x": {"type": "string"}}})
+
+
+# -- features per model, routing ---------------------------------------------------------------------
+
+
+def both() -> Registry:
+    registry = Registry(strict=False)
+    registry.register(GEMINI_SPEC)
+    registry.register(OPENAI_SPEC)
+    return registry
+
+
+def test_the_registry_finds_both_providers_for_search_and_code() -> None:
+    registry = both()
+    for feature in ("web_search", "code_execution"):
+        assert {spec.identifier for spec in registry.supporting(feature)} == {"gemini", "openai"}
+    assert [s.identifier for s in registry.supporting("url_context")] == ["gemini"]
+    assert [s.identifier for s in registry.supporting("remote_mcp")] == ["openai"]
+    assert [s.identifier for s in registry.supporting("custom_tools")] == ["openai"]
+    assert [s.identifier for s in registry.supporting("file_search", model="gemini-2.5-pro")] == ["gemini"]
+
+
+@pytest.mark.parametrize(
+    ("tools", "answered_by"),
+    [
+        ([WebSearch()], "gemini"),
+        ([RemoteMCP(server_label="wiki", server_url="https://mcp.example.org")], "openai"),
+        ([UrlContext(), CodeExecution()], "gemini"),
+        ([FileSearch(stores=["vs_1"]), "image_generation"], "openai"),
+    ],
+)
+async def test_a_router_sends_a_builtin_tool_call_to_a_provider_that_runs_it(
+    tools: list[Any], answered_by: str, run: Runner
+) -> None:
+    gemini = Wire(up.gemini_text("Sunny."))
+    openai = Wire(up.openai_text("Sunny."))
+    config = {
+        "gemini": {
+            "api_key": KEY,
+            "client_args": {"transport": httpx2.MockTransport(gemini)},
+            "async_client_args": {"transport": httpx2.MockTransport(gemini)},
+        },
+        "openai": {"api_key": KEY, "client_args": {"transport": httpx2.MockTransport(openai)}},
+    }
+    router = Router(both(), ["chat"], prefer=["gemini", "openai"], config=config)  # Gemini first when it can
+    answer = await run(router, lambda r: r.chat_completion("Weather?", builtin_tools=tools))
+    assert answer.provider == answered_by
+    sent = (gemini if answered_by == "gemini" else openai).sent
+    assert len(sent) == 1 and (openai if answered_by == "gemini" else gemini).sent == []
+    found = router.candidates("chat_completion", (("Weather?",), {"builtin_tools": tools}))
+    assert found[0].spec.identifier == answered_by
