@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import pickle
 from collections.abc import Callable
 from typing import Any
 
@@ -256,3 +257,26 @@ def test_observers_hear_each_decision(registry: Registry, fake: FakeProvider) ->
         ("denied", "p2", "twice is too much"),
     ]
     assert heard.events[0]["parent_id"] != 0 and heard.events[2]["parent_id"] == 0  # in the turn, then not
+
+
+def test_a_call_deferred_when_the_loop_goes_on_pauses_it_before_the_model_is_called(fake: FakeProvider) -> None:
+    fake.script(calls(("p1", "pay", {"amount": 5})))
+    chat = fake.conversation(tools=[pay])  # no approval asked: the tool is not marked here
+    chat.send("Pay")
+    document = json.loads(chat.to_json())
+    document["messages"], document["tool_calls"] = document["messages"][:2], {}  # saved before it ran
+    PAID.clear()
+    asked = len(fake.requests)
+    resumed = Conversation.from_json(document, provider=fake, tools=[PAY])  # now it needs approval
+    paused = resumed.send()
+    assert paused.tool_calls is not None and paused.provider == "fake" and len(fake.requests) == asked
+    assert [c.id for c in resumed.pending_approvals] == ["p1"]
+    streamed = Conversation.from_json(document, provider=fake, tools=[PAY])
+    assert [e.type for e in streamed.stream()] == [StreamEventType.TOOL_APPROVAL, StreamEventType.END]
+    assert len(fake.requests) == asked and PAID == []
+
+
+def test_errors_of_the_loop_pickle_with_their_call(fake: FakeProvider) -> None:
+    error = ToolInterruptedError("interrupted", call=ToolCall(id="c1", name="pay"), conversation=object())
+    copy = pickle.loads(pickle.dumps(error))
+    assert copy.call.id == "c1" and copy.conversation is None

@@ -84,7 +84,10 @@ class Conversation(ConversationState):
         calls = self.pending_calls
         if calls:
             self._load_tools()
-            self._settle(self._run(calls, output))
+            runs = self._run(calls, output)
+            self._settle(runs)
+            if _waiting(runs):
+                return self._paused()
         for _ in range(self.max_steps):
             self._load_tools()
             specs, options = self._request(output)
@@ -113,7 +116,11 @@ class Conversation(ConversationState):
             calls = self.pending_calls
             if calls:
                 self._load_tools()
-                yield from self._settle(self._run(calls, None))
+                runs = self._run(calls, None)
+                yield from self._settle(runs)
+                if _waiting(runs):
+                    yield StreamEvent.end()
+                    return
             for _ in range(self.max_steps):
                 self._load_tools()
                 specs, options = self._request(None)
@@ -207,7 +214,10 @@ class AsyncConversation(ConversationState):
         calls = self.pending_calls
         if calls:
             await self._aload_tools()
-            self._settle(await self._run(calls, output))
+            runs = await self._run(calls, output)
+            self._settle(runs)
+            if _waiting(runs):
+                return self._paused()
         for _ in range(self.max_steps):
             await self._aload_tools()
             specs, options = self._request(output)
@@ -234,8 +244,12 @@ class AsyncConversation(ConversationState):
             calls = self.pending_calls
             if calls:
                 await self._aload_tools()
-                for event in self._settle(await self._run(calls, None)):
+                runs = await self._run(calls, None)
+                for event in self._settle(runs):
                     yield event
+                if _waiting(runs):
+                    yield StreamEvent.end()
+                    return
             for _ in range(self.max_steps):
                 await self._aload_tools()
                 specs, options = self._request(None)
@@ -309,10 +323,15 @@ class AsyncConversation(ConversationState):
         return as_decision(decision)
 
 
+def _waiting(runs: list[ToolRun]) -> bool:
+    """Whether a call waits for the application (approval, or a ToolSpec without handler)."""
+    return any(run.output is None for run in runs)
+
+
 def _done(runs: list[ToolRun], output: type[BaseModel] | None) -> bool:
     """Whether the loop stops after these calls: a valid structured answer was given, or a
-    call waits for the application (a ToolSpec without handler)."""
-    if any(run.output is None for run in runs):
+    call waits for the application."""
+    if _waiting(runs):
         return True
     return output is not None and any(run.call.name == "final_result" and run.error is None for run in runs)
 

@@ -40,6 +40,7 @@ from llm_core.errors import InvalidInputError, InvalidResponseError
 from llm_core.features import Feature
 from llm_core.messages import ChatMessage, Role
 from llm_core.responses import CompletionResponse, Usage
+from llm_core.routing.fallback import ANSWERED_BY
 from llm_core.streaming import StreamEvent, StreamEventType
 from llm_core.tools import ToolCall, ToolSpec
 
@@ -229,6 +230,19 @@ class ConversationState(CallBook):
         if output is not None:
             value = self._output_value(response, output)
         return ConversationResponse(**dict(response), output=value, steps=steps)
+
+    def _paused(self) -> ConversationResponse:
+        """The answer of a ``send`` that ran the waiting calls and stopped before calling the
+        model, because a call still waits: the model turn that made the calls."""
+        turn = next(m for m in reversed(self._messages) if m.role is Role.ASSISTANT)
+        answered = turn.metadata.get(ANSWERED_BY)
+        return ConversationResponse(
+            content=turn.text,
+            model=self.model or "",
+            provider=answered if isinstance(answered, str) else self._backend.name,
+            tool_calls=turn.tool_calls,
+            finish_reason="tool_calls",
+        )
 
     def _output_value(self, response: CompletionResponse, output: type[BaseModel]) -> BaseModel:
         for call in response.tool_calls or ():

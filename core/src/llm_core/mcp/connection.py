@@ -23,7 +23,7 @@ from pydantic import ValidationError
 
 from llm_core.mcp.errors import MCPServerError, MCPTimeoutError, MCPToolError
 from llm_core.mcp.results import result_text
-from mcp import Client, MCPError, StdioServerParameters
+from mcp import Client, MCPError, StdioServerParameters, stdio_client
 
 T = TypeVar("T")
 
@@ -113,7 +113,7 @@ class Connection:
 
     def _transport(self) -> Any:
         if isinstance(self._target, StdioServerParameters):
-            return self._target
+            return stdio_client(self._target)
         # no redirects: the headers (credentials) go to the configured host only
         client = httpx2.AsyncClient(headers=self._headers, timeout=self.timeout, follow_redirects=False)
         return streamable_http_client(self._target, http_client=client)
