@@ -70,6 +70,17 @@ def test_cancel_covers_jobs_never_created(
     assert len(unsent) == 8 and {line["error"]["type"] for line in unsent} == {"ProviderError"}
 
 
+def test_cancel_leaves_a_finished_run_finished(
+    registered: Any, server: BatchServer, write_jsonl, tmp_path: Path
+) -> None:
+    server.polls = 1
+    output = tmp_path / "out.jsonl"
+    assert run(write_jsonl(chats(4)), output=output, provider="openai", poll_interval=0.01).finished
+    after = cancel(output)
+    assert after.finished and not after.cancelled and after.done == 4
+    assert not load_summary(output).cancelled
+
+
 def test_a_local_run_cannot_be_cancelled(registered: Any, write_jsonl, tmp_path: Path) -> None:
     output = tmp_path / "out.jsonl"
     run(write_jsonl(chats(3)), output=output, provider="openai", mode="local")

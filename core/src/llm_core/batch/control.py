@@ -100,10 +100,14 @@ def job_statuses(output: str | Path, *, registry: Any = None) -> RunSummary:
 def cancel(output: str | Path, *, registry: Any = None) -> RunSummary:
     """Cancel the run of ``output``: every submitted job is cancelled at the provider, and no
     job not yet created will be. Its items still come out once each: those that ran with
-    their results, the others with a ``ProviderError`` (after the next :func:`resume`)."""
+    their results, the others with a ``ProviderError`` (after the next :func:`resume`). A
+    finished run (every item in its output) is left as it is."""
     provider = _batch_provider(output, registry)
     record = _open(output)
     try:
+        done = summary(record, Path(output))
+        if done.finished:  # every item is in the output: there is nothing to cancel, it stays finished
+            return done
         record.set("cancelled", str(time.time()))  # a runner reads it before each create call
         statuses: list[BatchStatus] = []
         for chunk, _group, tag, job_id, state in record.chunks(SUBMITTING, SUBMITTED):
