@@ -21,7 +21,7 @@ def test_providers_table_lists_features_and_availability(run: Run) -> None:
     result = run("providers")
     assert result.returncode == 0, result.stderr
     assert "fake" in result.stdout and "cli-test-plugin 1.2.3" in result.stdout
-    assert "no: set KEYED_TEST_API_KEY" in result.stdout
+    assert "needs KEYED_TEST_API_KEY" in result.stdout
     assert "streaming" in result.stdout
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from llm_core.cli.options import choose_provider
-from llm_core.cli.output import Progress, emit_json, note, table
+from llm_core.cli.output import NBSP, Progress, emit_json, note, table, wrapped
 from llm_core.errors import ConfigurationError, InvalidInputError, LLMError
 from llm_core.features import Feature, parse_features
 from llm_core.registry import get_registry
@@ -58,18 +58,10 @@ def cmd_providers(args: argparse.Namespace) -> int:
             note(f"plugin error: {error}")
         note("no providers registered: pip install core-gemini-plugin or core-openai-plugin")
         return 4
-    table(
-        ["provider", "plugin", "available", "features"],
-        [
-            [
-                r["provider"],
-                f"{r['distribution']} {r['version'] or ''}".strip(),
-                r["availability"],
-                ", ".join(r["features"]),
-            ]
-            for r in rows
-        ],
-    )
+    for r in rows:
+        head = f"{r['provider']}  {r['distribution']} {r['version'] or ''}".rstrip()
+        print(f"{head}  {'ready' if r['available'] else r['availability'].replace('no: set', 'needs')}")
+        print(wrapped(", ".join(r["features"]), indent="    "))
     for error in registry.plugin_errors:
         note(f"plugin error: {error}")
     return 0
@@ -92,12 +84,33 @@ def cmd_models(args: argparse.Namespace) -> int:
     ]
     if args.json:
         emit_json({"models": rows})
-    else:
-        table(
-            ["provider", "model", "default", "features"],
-            [[r["provider"], r["model"], "*" if r["default"] else "", ", ".join(r["features"])] for r in rows],
-        )
+        return 0
+    aliases = _aliases_by_model()
+    for spec in specs:
+        groups: dict[tuple[str, ...], list[str]] = {}
+        for r in rows:
+            if r["provider"] == spec.identifier:
+                notes = (["default"] if r["default"] else []) + aliases.get(r["model"], [])
+                name = r["model"] + (f"{NBSP}({f',{NBSP}'.join(notes)})" if notes else "")
+                groups.setdefault(tuple(r["features"]), []).append(name)
+        if groups:
+            print(spec.identifier)
+        for features, names in groups.items():
+            print(wrapped(", ".join(features) + ":", indent="  "))
+            print(wrapped(", ".join(names), indent="      "))
+    if not rows:
+        note("no model has every feature asked for" if wanted else "no models")
     return 0
+
+
+def _aliases_by_model() -> dict[str, list[str]]:
+    """model → ``["alias flash"]`` for the models -m knows by another name."""
+    from llm_core.cli.aliases import all_aliases
+
+    found: dict[str, list[str]] = {}
+    for alias, (model, _source) in all_aliases().items():
+        found.setdefault(model, []).append(f"alias{NBSP}{alias}")
+    return found
 
 
 def cmd_route(args: argparse.Namespace) -> int:
@@ -204,20 +217,60 @@ def _json_file(path: Path, what: str) -> Any:
 
 
 def _load_questions(path: Path) -> list[Any]:
+    """The questions of a JSON or TOML file (a list, or a ``questions`` list / ``[[questions]]``
+    tables), each checked with a message that names the question and the field."""
+    from pydantic import TypeAdapter, ValidationError
+
+    from llm_core.decisions import Question
+
     if path.suffix != ".toml":
         data: Any = _json_file(path, "--questions")
     else:
-        data = tomllib.loads(read_text_file(path, what="--questions"))
+        try:
+            data = tomllib.loads(read_text_file(path, what="--questions"))
+        except tomllib.TOMLDecodeError as exc:
+            raise InvalidInputError(f"--questions {path}: not valid TOML: {exc}") from None
     questions = data.get("questions") if isinstance(data, dict) else data
-    if not isinstance(questions, list):
-        raise ValueError(f"{path}: expected a list of questions (or a 'questions' list)")
+    if not isinstance(questions, list) or not questions:
+        raise InvalidInputError(
+            f"--questions {path}: expected a list of questions (or a 'questions' list; in TOML, [[questions]] tables)"
+        )
+    adapter: TypeAdapter[Question] = TypeAdapter(Question)
+    for number, question in enumerate(questions, 1):
+        if not isinstance(question, dict):
+            raise InvalidInputError(
+                f"--questions {path}: question {number} must be a table with key, kind, instructions"
+            )
+        try:
+            adapter.validate_python(question)
+        except ValidationError as exc:
+            name = f" ({question['key']!r})" if isinstance(question.get("key"), str) else ""
+            raise InvalidInputError(f"--questions {path}: question {number}{name}: {_readable(exc)}") from None
     return questions
 
 
+def _readable(exc: Any) -> str:
+    """A question's validation errors as ``field: what is wrong``, without Pydantic's internals."""
+    kinds = "yes_no, choice or score"
+    parts = []
+    for error in exc.errors():
+        if error["type"] == "union_tag_not_found":
+            parts.append(f"kind: missing ({kinds})")
+            continue
+        if error["type"] == "union_tag_invalid":
+            parts.append(f"kind: {error['input'].get('kind')!r} is not {kinds}")
+            continue
+        field = ".".join(str(p) for p in error["loc"][1:]) or "question"  # loc[0] is the kind
+        message = error["msg"].removeprefix("Value error, ")
+        parts.append(f"{field}: {'missing' if error['type'] == 'missing' else message}")
+    return "; ".join(parts)
+
+
 def cmd_decide(args: argparse.Namespace) -> int:
+    questions = _load_questions(args.questions)  # bad input stops before a provider is built
     provider = _provider(args, Feature.DECISION)
     subject = {"task": args.subject, "candidate": args.candidate, "evidence": args.evidence}
-    response = provider.decide(subject, _load_questions(args.questions))
+    response = provider.decide(subject, questions)
     if args.json:
         emit_json(response.model_dump(mode="json"))
         return 0

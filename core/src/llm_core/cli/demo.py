@@ -7,6 +7,8 @@ With ``--replay cassettes`` the calls are answered from the repository's recorde
 from __future__ import annotations
 
 import argparse
+import shutil
+import textwrap
 from typing import Any
 
 from pydantic import BaseModel
@@ -49,8 +51,8 @@ class Colour(BaseModel):
     hex: str
 
 
-def _brief(value: Any, limit: int = 160) -> str:
-    """One line for people: long text shortened, answers and calls in compact form."""
+def _brief(value: Any) -> str:
+    """One paragraph for people: answers and calls in compact form, whitespace folded."""
     if isinstance(value, dict) and all(isinstance(v, dict) for v in value.values()):
         parts = []
         for key, answer in value.items():
@@ -58,8 +60,13 @@ def _brief(value: Any, limit: int = 160) -> str:
             conf = answer.get("confidence")
             parts.append(f"{key}={shown}" + (f" (confidence {conf:.2f})" if isinstance(conf, float) else ""))
         return ", ".join(parts)
-    text = " ".join(str(value).split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return " ".join(str(value).split())
+
+
+def _field(key: str, value: Any) -> None:
+    """``key: value`` under a call, the value wrapped to the terminal's width (whole, not cut)."""
+    width = max(40, shutil.get_terminal_size(fallback=(100, 24)).columns - 1)
+    print(textwrap.fill(_brief(value), width=width, initial_indent=f"      {key}: ", subsequent_indent=" " * 8))
 
 
 def _step(title: str) -> None:
@@ -129,7 +136,7 @@ def _calls(provider: Any) -> dict[str, Any]:
 
 
 def _replay_reason(reason: str) -> str:
-    return "replay placeholder key" if reason == "credentials present" else reason
+    return "no key needed: replay answers from recordings" if reason == "credentials present" else reason
 
 
 #: A local port nothing listens on: the first provider's calls fail at once with a connection error.
@@ -160,7 +167,11 @@ def run_demo(args: argparse.Namespace) -> int:
     specs = registry.providers()
     report["providers"] = [{"provider": s.identifier, "features": sorted(f.value for f in s.features)} for s in specs]
     if not args.json:
-        mode = "REPLAY: answers come from recorded cassettes (no network, no key)" if args.replay_active else "LIVE"
+        mode = (
+            "REPLAY: answers come from recorded cassettes (no key; nothing leaves this machine)"
+            if args.replay_active
+            else "LIVE"
+        )
         print(f"llm-core demo - {mode}")
         _step("1. Providers discovered through the llm_core entry points")
         table(["provider", "features"], [[r["provider"], ", ".join(r["features"])] for r in report["providers"]])
@@ -205,7 +216,7 @@ def run_demo(args: argparse.Namespace) -> int:
                 print(f"  {name}: {'ok' if result['ok'] else 'FAILED'}")
                 for key, value in result.items():
                     if key != "ok":
-                        print(f"      {key}: {_brief(value)}")
+                        _field(key, value)
     if len(called) >= 2:
         report["fallback"] = _fallback(registry, called[0].identifier, called[1].identifier)
         failures += not report["fallback"]["ok"]
@@ -217,7 +228,7 @@ def run_demo(args: argparse.Namespace) -> int:
                     f"  {' -> '.join([*fallback['fallback_from'], fallback['answered_by']])}: answered by "
                     f"{fallback['answered_by']} after {', '.join(fallback['fallback_from'])} failed"
                 )
-                print(f"      content: {_brief(fallback['content'])}")
+                _field("content", fallback["content"])
             else:
                 print(f"  FAILED: {fallback['error']}")
     if args.json:

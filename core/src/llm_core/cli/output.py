@@ -55,6 +55,23 @@ def table(
         print("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip(), file=out)
 
 
+#: Joins words that :func:`wrapped` keeps on one line (printed as a plain space).
+NBSP = "\u00a0"
+
+
+def wrapped(text: str, *, indent: str = "", width: int | None = None) -> str:
+    """``text`` wrapped at spaces to the terminal's width (80 columns when piped), each line
+    after ``indent``; words joined by :data:`NBSP` stay together."""
+    import shutil
+    import textwrap
+
+    columns = width or (shutil.get_terminal_size(fallback=(80, 24)).columns if sys.stdout.isatty() else 80)
+    lines = textwrap.fill(
+        text, width=max(40, columns), initial_indent=indent, subsequent_indent=indent, break_on_hyphens=False
+    )
+    return lines.replace(NBSP, " ")
+
+
 def answer(text: str, stream: TextIO | None = None, console: Any = None) -> None:
     """A model's answer: rendered as Markdown at a terminal, the text as it is otherwise."""
     console = console or rich_console(stream)
@@ -72,8 +89,9 @@ def note(message: str) -> None:
 
 
 class Progress:
-    """Progress of long work on stderr: a rich bar at a terminal, a counter line without rich,
-    nothing when stderr is not a terminal (unless ``enabled`` forces it)."""
+    """Progress of long work on stderr: a rich bar with ``n/total`` at a terminal, an ``n/total``
+    counter line without rich, nothing when stderr is not a terminal (unless ``enabled`` forces
+    it)."""
 
     def __init__(self, total: int, label: str, enabled: bool | None = None) -> None:
         self.total = total
@@ -82,9 +100,12 @@ class Progress:
         self.enabled = sys.stderr.isatty() if enabled is None else enabled
         self._bar: Any = None
         if self.enabled and rich_console(sys.stderr) is not None:
-            from rich.progress import Progress as Bar
+            from rich.progress import MofNCompleteColumn, Progress as Bar
 
-            self._bar = Bar(console=rich_console(sys.stderr), transient=True)
+            # the default columns (label, bar, percent, time left) with "n/total" after the bar
+            columns = [*Bar.get_default_columns()]
+            columns.insert(2, MofNCompleteColumn())
+            self._bar = Bar(*columns, console=rich_console(sys.stderr), transient=True)
             self._task = self._bar.add_task(label, total=total)
             self._bar.start()
 
