@@ -1,10 +1,10 @@
-"""``llm-core chat`` as a conversation, run without a terminal: lines from stdin, ``-c`` to
-continue the saved conversation, ``--functions FILE.py`` as tools."""
+"""``llm-core chat`` as a conversation, run without a terminal: lines from stdin, ``!`` commands
+handled locally, every exchange in the prompt log, ``-c`` continuing a conversation whichever
+command began it, ``--functions`` / ``-T`` (a file or code) as tools."""
 
 from __future__ import annotations
 
 import io
-import json
 import re
 import textwrap
 from pathlib import Path
@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from llm_core.cli import chat as cli_chat
+from llm_core.cli import logdb
 from llm_core.cli.main import main
 from llm_core.registry import Registry
 from llm_core.specs import ProviderSpec
@@ -54,26 +54,65 @@ def run_cli(monkeypatch: pytest.MonkeyPatch, capsys: Any, argv: list[str], stdin
     return str(capsys.readouterr().out)
 
 
-def test_interactive_chat_keeps_the_conversation_and_c_continues_it(
+def test_interactive_chat_keeps_the_conversation_and_logs_every_exchange(
     fake: FakeProvider, monkeypatch: Any, capsys: Any
 ) -> None:
     fake.script(FakeReply(content="Hi Ada."), FakeReply(content="Your name is Ada."))
-    out = run_cli(monkeypatch, capsys, ["chat", "-p", "fake", "-s", "Be brief."], "I am Ada.\nWho am I?\n\nignored\n")
-    assert out.splitlines() == ["Hi Ada.", "Your name is Ada."]
+    typed = "I am Ada.\n\nWho am I?\nexit\nignored\n"
+    out = run_cli(monkeypatch, capsys, ["chat", "-p", "fake", "-s", "Be brief."], typed)
+    assert out.splitlines() == ["Hi Ada.", "Your name is Ada."]  # an empty line is skipped, 'exit' leaves
     assert [m["role"] for m in fake.requests[1]["messages"]] == ["system", "user", "assistant", "user"]
-    saved = json.loads(cli_chat.state_file().read_text(encoding="utf-8"))
-    assert len(saved["messages"]) == 5 and "key" not in json.dumps(saved).lower()
+    first, second = logdb.recent()
+    assert (first["prompt"], first["response"], second["prompt"]) == ("I am Ada.", "Hi Ada.", "Who am I?")
+    assert first["conversation_id"] == second["conversation_id"] and second["system"] == "Be brief."
 
-    fake.script(FakeReply(content="Still Ada."))
-    assert run_cli(monkeypatch, capsys, ["chat", "-p", "fake", "-c", "Am I still Ada?"], "") == "Still Ada.\n"
-    assert [m["role"] for m in fake.requests[2]["messages"]] == [
-        "system",
-        "user",
-        "assistant",
-        "user",
-        "assistant",
-        "user",
+
+def test_c_continues_a_chat_in_prompt_and_a_prompt_in_chat(fake: FakeProvider, monkeypatch: Any, capsys: Any) -> None:
+    fake.script(FakeReply(content="Hi Ada."), FakeReply(content="Still Ada."), FakeReply(content="Ada, again."))
+    run_cli(monkeypatch, capsys, ["chat", "-p", "fake"], "I am Ada.\n")
+    assert run_cli(monkeypatch, capsys, ["prompt", "-p", "fake", "-c", "Am I still Ada?"], "") == "Still Ada.\n"
+    assert [m["role"] for m in fake.requests[1]["messages"]] == ["user", "assistant", "user"]
+    assert run_cli(monkeypatch, capsys, ["chat", "-p", "fake", "-c"], "And now?\n") == "Ada, again.\n"
+    assert [m["content"] for m in fake.requests[2]["messages"]] == [
+        "I am Ada.",
+        "Hi Ada.",
+        "Am I still Ada?",
+        "Still Ada.",
+        "And now?",
     ]
+    assert len({entry["conversation_id"] for entry in logdb.recent()}) == 1
+
+
+def test_bang_commands_are_handled_here_and_never_sent(
+    fake: FakeProvider, monkeypatch: Any, capsys: Any, tmp_path: Path
+) -> None:
+    editor = tmp_path / "editor.sh"
+    editor.write_text('#!/bin/sh\nprintf "written in the editor" > "$1"\n')
+    editor.chmod(0o755)
+    monkeypatch.setenv("EDITOR", str(editor))
+    monkeypatch.delenv("VISUAL", raising=False)
+    fake.script(FakeReply(content="one"), FakeReply(content="two"))
+    typed = "!help\n!hlep\n!multi\nfirst line\nsecond line\n!end\n!edit\n!exit\nnever sent\n"
+    out = run_cli(monkeypatch, capsys, ["chat", "-p", "fake"], typed)
+    assert "!multi" in out and "!edit" in out and "!exit" in out  # !help
+    assert "unknown command !hlep; did you mean !help?" in out
+    assert [r["messages"][-1]["content"] for r in fake.requests] == ["first line\nsecond line", "written in the editor"]
+    assert out.endswith("one\ntwo\n")
+
+
+def test_a_failed_exchange_is_logged_and_left_out_of_the_conversation(
+    fake: FakeProvider, monkeypatch: Any, capsys: Any
+) -> None:
+    from llm_core.errors import ContentFilteredError
+
+    fake.script(FakeReply(error=ContentFilteredError("blocked")), FakeReply(content="Fine."))
+    monkeypatch.setattr("sys.stdin", io.StringIO("first\nsecond\n"))
+    assert main(["chat", "-p", "fake"]) == 0
+    printed = capsys.readouterr()
+    assert printed.out == "Fine.\n" and "error: blocked" in printed.err
+    assert [m["content"] for m in fake.requests[-1]["messages"]] == ["second"]
+    failed, answered = logdb.recent()
+    assert failed["error"].startswith("ContentFilteredError") and answered["error"] is None
 
 
 def test_functions_file_becomes_tools(fake: FakeProvider, monkeypatch: Any, capsys: Any, tmp_path: Path) -> None:
@@ -89,6 +128,18 @@ def test_functions_file_becomes_tools(fake: FakeProvider, monkeypatch: Any, caps
     assert fake.requests[1]["messages"][-1]["content"] == '{"city": "Paris", "sky": "sunny"}'
 
 
+def test_prompt_takes_tools_as_code_with_t(fake: FakeProvider, monkeypatch: Any, capsys: Any) -> None:
+    fake.script(
+        FakeReply(tool_calls=[ToolCall(id="a", name="add", arguments={"a": 2, "b": 3})]),
+        FakeReply(content="5"),
+    )
+    code = "def add(a: int, b: int) -> int:\n    return a + b\n"
+    out = run_cli(monkeypatch, capsys, ["prompt", "-p", "fake", "-T", code, "2+3?"], "")
+    assert out.splitlines() == ["[tool] add(a=2, b=3)", "5"]
+    assert fake.requests[1]["messages"][-1]["content"] == "5"
+    assert logdb.recent()[0]["response"] == "5"
+
+
 def test_bad_functions_and_nothing_to_continue(fake: FakeProvider, monkeypatch: Any, tmp_path: Path) -> None:
     monkeypatch.setattr("sys.stdin", io.StringIO(""))
     empty = tmp_path / "empty.py"
@@ -96,6 +147,7 @@ def test_bad_functions_and_nothing_to_continue(fake: FakeProvider, monkeypatch: 
     assert main(["chat", "-p", "fake", "--functions", str(empty), "hi"]) == 2
     assert main(["chat", "-p", "fake", "--functions", str(tmp_path / "missing.py"), "hi"]) == 2
     assert main(["chat", "-p", "fake", "-c", "hi"]) == 2
+    assert main(["chat", "-p", "fake", "-T", "x = 1", "hi"]) == 2  # code that defines no function
     assert fake.requests == []
 
 
@@ -122,44 +174,3 @@ def test_a_functions_file_that_cannot_be_imported_is_one_line(
     assert fake.requests == []
 
 
-@pytest.mark.parametrize(
-    ("state", "why"),
-    [
-        ("null", "a saved conversation is a JSON object, not null"),
-        ("[1]", "a saved conversation is a JSON object, not an array"),
-        ("[" * 100_000, "the document nests deeper than 200 levels"),
-        ('{"format": "llm-core.conversation/1", "messages": [], "options": {"messages": []}}', "options.messages"),
-    ],
-    ids=["null", "a list", "deep nesting", "options.messages"],
-)
-def test_c_with_a_tampered_state_file_is_one_line(
-    fake: FakeProvider, monkeypatch: Any, capsys: Any, state: str, why: str
-) -> None:
-    monkeypatch.setattr("sys.stdin", io.StringIO(""))
-    saved = cli_chat.state_file()
-    saved.parent.mkdir(parents=True)
-    saved.write_text(state, encoding="utf-8")
-    assert main(["chat", "-p", "fake", "-c", "hi"]) == 2
-    err = capsys.readouterr().err
-    assert err.startswith("error: from_json: ") and why in err and err.count("\n") == 1, err
-    assert fake.requests == []
-
-
-def test_c_with_a_state_path_that_is_no_regular_file(fake: FakeProvider, monkeypatch: Any, capsys: Any) -> None:
-    monkeypatch.setattr("sys.stdin", io.StringIO(""))
-    saved = cli_chat.state_file()
-    saved.parent.mkdir(parents=True)
-    saved.symlink_to("/dev/zero")
-    assert main(["chat", "-p", "fake", "-c", "hi"]) == 2
-    assert capsys.readouterr().err == f"error: -c: {saved} is not a regular file\n"
-
-
-def test_the_saved_conversation_is_private_and_holds_no_key(
-    fake: FakeProvider, monkeypatch: Any, capsys: Any
-) -> None:
-    fake.script(FakeReply(content="Hi."))
-    header = json.dumps({"x-goog-api-key": "header-secret-123"})
-    run_cli(monkeypatch, capsys, ["chat", "-p", "fake", "-o", "extra_headers", header], "hello\n")
-    saved = cli_chat.state_file()
-    assert saved.stat().st_mode & 0o777 == 0o600
-    assert "header-secret" not in saved.read_text() and "Hi." in saved.read_text()

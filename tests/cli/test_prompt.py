@@ -199,7 +199,7 @@ def test_schema_file_and_multi(capsys: pytest.CaptureFixture[str], tmp_path: Pat
         )
     )
     with get_registry().override(TestProvider()):
-        code, out, _ = run(capsys, "prompt", "A city", "--schema", str(schema), "--schema-multi")
+        code, out, _ = run(capsys, "prompt", "A city", "--schema-multi", str(schema))
     assert code == 0 and json.loads(out) == {"items": [{"city": "Paris"}]}
 
 

@@ -51,7 +51,7 @@ from typing import Any
 import pytest
 
 from llm_core.cli.main import main as cli_main
-from llm_core.cli.parser import build_parser
+from llm_core.cli.parser import build_parser, with_default_command
 from llm_core.cli.replay import PLACEHOLDER_KEY, replaying
 from llm_core.config import check_section, declared_settings
 from llm_core.registry import get_registry, reset_registry
@@ -69,7 +69,7 @@ MODES = ("test-provider", "replay", "own-process", "run-by")
 #: Environment that would make a sample depend on the machine it runs on.
 _MACHINE_ENV = re.compile(r"^(LLM_CORE_.*|.*_API_KEY|OPENAI_BASE_URL|GOOGLE_GEMINI_BASE_URL|XDG_CONFIG_HOME)$")
 #: ``llm-core`` commands of the docs that run offline without a key or a terminal.
-RUNS_OFFLINE = {"providers", "route", "models", "aliases", "plugins", "logs", "keys", "completion"}
+RUNS_OFFLINE = {"providers", "route", "models", "aliases", "plugins", "logs", "keys", "completion", "config"}
 
 
 def text(page: str) -> str:
@@ -229,7 +229,8 @@ def test_shell_lines_are_valid_commands(page: str) -> None:
     parser = build_parser()
     for words in _command_lines(page):
         if words[0] == "llm-core":
-            parser.parse_args(words[1:])  # argparse exits (fails the test) on a bad command line
+            # argparse exits (fails the test) on a bad command line; `llm-core PROMPT` is `prompt`
+            parser.parse_args(with_default_command(words[1:], parser.commands))
         elif words[0] == "bash" and len(words) > 1:
             assert (ROOT / words[1]).is_file(), " ".join(words)
 

@@ -1,9 +1,12 @@
-"""``llm-core chat`` as a conversation: interactive (no prompt), ``-c`` to continue the last one,
-``--functions FILE.py`` to give the model the functions of a Python file as tools.
+"""``llm-core chat``: the interactive conversation, and the ``--functions`` tools it shares with
+``prompt``.
 
-The last conversation is kept as JSON in ``$XDG_STATE_HOME/llm-core/last-conversation.json``
-(default ``~/.local/state``), readable by its owner only; it holds the history with replay
-data, never a key (credential-named options are left out).
+At a terminal the input line is edited with prompt_toolkit when it is installed (the ``cli``
+extra: ``pip install 'llm-core[cli]'``), else with the standard ``readline``; either way the lines typed are kept in
+``$XDG_STATE_HOME/llm-core/chat-history`` (default ``~/.local/state``) for the arrow keys of the
+next session. Lines starting with ``!`` are commands handled here (:data:`COMMANDS`), never sent.
+Every exchange is logged to the prompt log, so ``-c`` continues a chat from ``prompt`` and the
+other way round. Piped input is read a line per prompt, without prompts or a banner.
 """
 
 from __future__ import annotations
@@ -13,94 +16,145 @@ import importlib.util
 import inspect
 import os
 import sys
-from collections.abc import Callable, Iterable
+import types
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 from llm_core.conversation.tools import describe
 from llm_core.errors import InvalidInputError, LLMError
-from llm_core.untrusted import read_regular_file, write_private_file
-
-EXIT_WORDS = frozenset({"exit", "quit", ":q"})
-#: Largest saved conversation ``-c`` reads (inline images and documents make one large).
-MAX_STATE_BYTES = 256 * 1024 * 1024
 
 
-def state_file() -> Path:
-    base = Path(os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state")
-    return base / "llm-core" / "last-conversation.json"
+def state_dir() -> Path:
+    return Path(os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state") / "llm-core"
 
 
-def load_functions(path: Path) -> list[Callable[..., Any]]:
-    """The public functions defined in ``path`` (not the ones it imports), in file order."""
-    if not path.is_file():
+def load_functions(source: str) -> list[Callable[..., Any]]:
+    """The public functions defined in the file ``source`` (a path ending in ``.py`` or an
+    existing file), or in ``source`` itself as Python code (``-T 'def add(a: int, b: int) ->
+    int: ...'``, as ``llm --functions``), not the ones it imports, in definition order."""
+    path = Path(source)
+    is_file = source.endswith(".py") or path.is_file()
+    if is_file and not path.is_file():
         raise FileNotFoundError(f"--functions: no file {path}")
-    spec = importlib.util.spec_from_file_location(f"llm_core_functions_{path.stem}", path)
-    if spec is None or spec.loader is None:
-        raise InvalidInputError(f"--functions: {path} is not a Python file")
-    module = importlib.util.module_from_spec(spec)
+    module = _module(path) if is_file else types.ModuleType("llm_core_functions")
+    where = str(path) if is_file else "the code given"
     try:
-        spec.loader.exec_module(module)
+        if is_file:
+            _exec_file(module, path)
+        else:
+            exec(compile(source, "<--functions>", "exec"), module.__dict__)  # noqa: S102 - the user's own tools
     except SyntaxError as exc:
-        raise InvalidInputError(f"--functions: {path}, line {exc.lineno}: {exc.msg}") from exc
+        raise InvalidInputError(f"--functions: {where}, line {exc.lineno}: {exc.msg}") from exc
     except SystemExit as exc:  # exit() at import: the file is a script, not a module of tools
-        raise InvalidInputError(f"--functions: {path} exits when imported (exit code {exc.code!r})") from exc
+        raise InvalidInputError(f"--functions: {where} exits when imported (exit code {exc.code!r})") from exc
     except Exception as exc:  # the user's module may raise anything at import
-        raise InvalidInputError(f"--functions: importing {path} failed: {type(exc).__name__}: {describe(exc)}") from exc
+        raise InvalidInputError(
+            f"--functions: importing {where} failed: {type(exc).__name__}: {describe(exc)}"
+        ) from exc
     found: list[Callable[..., Any]] = [
         value
         for name, value in vars(module).items()
         if inspect.isfunction(value) and value.__module__ == module.__name__ and not name.startswith("_")
     ]
     if not found:
-        raise InvalidInputError(f"--functions: {path} defines no public function")
+        raise InvalidInputError(f"--functions: {where} defines no public function")
     return found
 
 
-def run(args: argparse.Namespace, provider: Any, options: dict[str, Any], lines: Iterable[str], out: TextIO) -> int:
-    """The conversation of ``llm-core chat``: one prompt (``args.prompt``), or each line of
-    ``lines`` until an empty input or ``exit``. Saves the conversation after every answer."""
-    from llm_core.conversation import Conversation
+def _module(path: Path) -> types.ModuleType:
+    spec = importlib.util.spec_from_file_location(f"llm_core_functions_{path.stem}", path)
+    if spec is None or spec.loader is None:
+        raise InvalidInputError(f"--functions: {path} is not a Python file")
+    return importlib.util.module_from_spec(spec)
 
-    tools = load_functions(Path(args.functions)) if args.functions else []
-    saved = state_file()
-    if args.continue_:
-        if not saved.exists():
-            raise InvalidInputError("-c: there is no earlier conversation to continue")
-        text = read_regular_file(saved, limit=MAX_STATE_BYTES, what="-c")
-        chat = Conversation.from_json(text, provider=provider, tools=tools)
-    else:
-        chat = provider.conversation(tools=tools, **options)
-    prompts = [args.prompt] if args.prompt else _typed(lines, out)
-    for prompt in prompts:
+
+def _exec_file(module: types.ModuleType, path: Path) -> None:
+    spec = module.__spec__
+    assert spec is not None and spec.loader is not None  # made by _module
+    spec.loader.exec_module(module)
+
+
+def run(args: argparse.Namespace) -> int:
+    """The chat loop: each input (see :mod:`llm_core.cli.lines`) sent on one conversation, the
+    answer streamed at a terminal, every exchange logged. An error or Ctrl-C ends that exchange
+    (logged, and left out of what the model sees next), not the chat."""
+    from llm_core.cli.lines import LineReader, lines_of
+    from llm_core.cli.options import call_setup, user_message
+    from llm_core.cli.prompting import as_messages, chosen_provider, conversation_history, wants_stream
+
+    setup = call_setup(args)
+    tools = load_functions(args.functions) if args.functions else []
+    cid, earlier = conversation_history(args)
+    provider = chosen_provider(args, setup)
+    chat = provider.conversation(tools=tools, messages=as_messages(earlier), **setup.options)
+    reader = LineReader(state_dir() / "chat-history")
+    stream = wants_stream(args, provider, setup.model)
+    if reader.interactive:
+        model = setup.model or provider.default_model()
+        tools_note = f", tools: {', '.join(chat.tools)}" if chat.tools else ""
+        resumed = f", continuing conversation {cid}" if earlier else ""
+        print(f"Chatting with {provider.identifier} {model}{tools_note}{resumed}.", flush=True)
+        print("Type !help for commands, !exit or Ctrl-D to leave.", flush=True)
+    parts = list(setup.parts)  # -a goes with the first prompt
+    inputs = lines_of(reader)
+    while True:
         try:
-            response = chat.send(prompt)
-        except LLMError as exc:
-            if args.prompt:
-                raise
-            print(f"error: {exc}", file=out)
+            typed = next(inputs, None)
+        except KeyboardInterrupt:  # Ctrl-C at the prompt: a fresh line, not the end
+            print("\n(!exit or Ctrl-D to leave)", flush=True)
+            inputs = lines_of(reader)
             continue
-        for step in response.steps:
-            for call in step.tool_calls or ():
-                print(f"[tool] {call.name}({', '.join(f'{k}={v!r}' for k, v in call.arguments.items())})", file=out)
-        print(response.content, file=out, flush=True)
-        write_private_file(saved, chat.to_json())
-    return 0
+        if typed is None:
+            return 0
+        if typed.prompt is None:
+            print(typed.shown, flush=True)
+            continue
+        message = user_message(typed.prompt, parts)
+        parts = []
+        chat = _exchange(args, provider, chat, tools, message, typed.prompt, setup.options, cid, stream)
 
 
-def _typed(lines: Iterable[str], out: TextIO) -> Iterable[str]:
-    interactive = sys.stdin.isatty()
-    if interactive:
-        print("Chatting (empty line or 'exit' to stop).", file=out)
-    for line in _prompted(lines, out, interactive):
-        text = line.strip()
-        if not text or text in EXIT_WORDS:
-            return
-        yield text
+def _exchange(
+    args: argparse.Namespace,
+    provider: Any,
+    chat: Any,
+    tools: list[Callable[..., Any]],
+    message: Any,
+    prompt: str,
+    options: dict[str, Any],
+    cid: str,
+    stream: bool,
+) -> Any:
+    """One exchange of the chat; the conversation to go on with."""
+    import time
 
+    from llm_core.cli.exchange import CallRecorder, Outcome, log_exchange, show_response, show_stream, usage_line
+    from llm_core.registry import get_registry
 
-def _prompted(lines: Iterable[str], out: TextIO, interactive: bool) -> Iterable[str]:
-    for line in lines:
-        yield line
-        if interactive:
-            print("> ", end="", file=out, flush=True)
+    before = chat.messages
+    recorder = CallRecorder()
+    registry = get_registry()
+    registry.add_observer(recorder)
+    started = time.perf_counter()
+    outcome = Outcome()
+    try:
+        outcome = show_stream(chat.stream(message), args) if stream else show_response(chat.send(message), args)
+    except LLMError as exc:
+        outcome.error = exc
+    except KeyboardInterrupt:
+        outcome.interrupted = True
+        print(flush=True)
+    finally:
+        if registry.plugin_manager is not None:
+            registry.plugin_manager.unregister(recorder)
+        log_exchange(
+            args, provider, prompt=prompt, options=options, cid=cid, outcome=outcome, recorder=recorder, started=started
+        )
+    if args.usage:
+        print(usage_line(recorder), file=sys.stderr)
+    if outcome.interrupted or outcome.error is not None:
+        print("[interrupted]" if outcome.interrupted else f"error: {outcome.error}", file=sys.stderr, flush=True)
+        # the failed turn is logged, not kept: the model next sees the conversation as it was
+        return provider.conversation(tools=tools, messages=before, **options)
+    return chat

@@ -7,6 +7,7 @@ import sys
 from typing import Any
 
 from llm_core.cli import logdb
+from llm_core.cli.exchange import INTERRUPTED
 from llm_core.cli.output import emit_json, note, table
 
 
@@ -108,7 +109,12 @@ def _print_entry(entry: dict[str, Any]) -> None:
     if entry["system"]:
         print(f"\nsystem: {entry['system']}")
     print(f"\n> {entry['prompt']}\n")
-    print((entry["error"] and f"error: {entry['error']}") or entry["response"])
+    if entry["response"]:
+        print(entry["response"])
+    if entry["error"] == INTERRUPTED:
+        print("[interrupted]")
+    elif entry["error"]:
+        print(f"error: {entry['error']}")
     print()
 
 

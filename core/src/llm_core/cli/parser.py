@@ -17,6 +17,7 @@ HANDLERS: dict[str, str] = {
     "logs": "llm_core.cli.manage:cmd_logs",
     "completion": "llm_core.cli.manage:cmd_completion",
     "batch": "llm_core.cli.batch:cmd_batch",
+    "config": "llm_core.cli.settings:cmd_config",
 }
 _COMMANDS = "llm_core.cli.commands"
 
@@ -35,7 +36,9 @@ def _prompt_command(
     p.add_argument("prompt", nargs="?", help="the prompt ('-' or piped stdin reads it from stdin)")
     add_call_options(p)
     p.add_argument("--schema", help="answer JSON: a JSON Schema file, inline JSON Schema, or 'name, age int, bio'")
-    p.add_argument("--schema-multi", action="store_true", help='a list of objects of --schema, as {"items": [...]}')
+    p.add_argument(
+        "--schema-multi", metavar="SCHEMA", help='answer a list of objects of SCHEMA (as --schema), as {"items": [...]}'
+    )
     p.add_argument("--stream", action="store_true", help="print tokens as they arrive (the default at a terminal)")
     p.add_argument("--no-stream", action="store_true", help="wait for the whole answer")
     p.add_argument(
@@ -43,6 +46,9 @@ def _prompt_command(
     )
     p.add_argument("--cid", help="continue the logged conversation with this id")
     p.add_argument("--no-log", action="store_true", help="do not log this exchange")
+    p.add_argument("--extract", "-x", action="store_true", help="print only the first fenced code block of the answer")
+    p.add_argument("--extract-last", "--xl", action="store_true", help="print only the last fenced code block")
+    p.add_argument("--usage", "-u", action="store_true", help="show the token usage (and cost) on stderr")
 
 
 def _batch_command(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -74,7 +80,13 @@ def _batch_command(sub: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument("job", help="job number or output path")
 
 
-def build_parser() -> argparse.ArgumentParser:
+class CliParser(argparse.ArgumentParser):
+    """The ``llm-core`` parser; ``commands`` are its sub-commands' names."""
+
+    commands: frozenset[str] = frozenset()
+
+
+def build_parser() -> CliParser:
     from llm_core import __version__
 
     # Sub-commands accept the global options too; SUPPRESS keeps them from resetting the
@@ -91,17 +103,19 @@ def build_parser() -> argparse.ArgumentParser:
     call.add_argument("--provider", "-p", help="provider identifier (default: chosen by capability)")
     call.add_argument("--model", "-m", help="model id or alias (default: the provider's)")
 
-    parser = argparse.ArgumentParser(
+    parser = CliParser(
         prog="llm-core",
-        description="LLM provider registry: discover providers, route by capability, make calls.",
+        description=(
+            "LLM provider registry: discover providers, route by capability, make calls. "
+            "'llm-core PROMPT' is 'llm-core prompt PROMPT'."
+        ),
         parents=[common],
     )
     parser.add_argument("--version", action="version", version=f"llm-core {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=argparse.ArgumentParser)
 
     _prompt_command(sub, "prompt", [common], "send a prompt, print and log the answer")
     _prompt_command(sub, "chat", [common], "chat with a model (one exchange when a prompt is given)")
-    sub.choices["chat"].add_argument("--functions", metavar="FILE.py", help="the functions in FILE.py become tools")
     sub.add_parser("providers", parents=[common], help="list providers, availability, features and plugin errors")
     p = sub.add_parser("models", parents=[common], help="models and their features")
     p.add_argument("provider", nargs="?")
@@ -145,6 +159,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-n", "--count", type=int, default=3, help="how many (latest first; 0 = all; default 3)")
     p.add_argument("-q", "--query", help="only responses whose prompt, system or answer contains this")
     p.add_argument("--cid", help="only this conversation")
+    p = sub.add_parser("config", parents=[common], help="check the config file; resolved settings and their sources")
+    p.add_argument("action", nargs="?", choices=["check", "path"], default="check")
     p = sub.add_parser("completion", parents=[common], help="print a shell completion script (bash or zsh)")
     p.add_argument("shell", choices=["bash", "zsh"])
 
@@ -154,4 +170,35 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("new-plugin", parents=[common], help="write a ready third-party plugin distribution")
     p.add_argument("name", help="provider name, e.g. 'acme'")
     p.add_argument("--dir", type=Path, default=Path("."), help="where to create the distribution folder")
+    parser.commands = frozenset(sub.choices)
     return parser
+
+
+#: Options before the command that take a value (``--replay DIR``), for :func:`with_default_command`.
+_GLOBAL_WITH_VALUE = frozenset({"--replay"})
+
+
+def with_default_command(argv: list[str], commands: frozenset[str]) -> list[str]:
+    """``llm-core PROMPT [OPTIONS]`` as ``llm-core prompt PROMPT [OPTIONS]`` (``llm``'s habit):
+    ``prompt`` goes before the first argument that is not a global option, unless that argument
+    is a command (or ``-h`` / ``--version``). A lone word close to a command's name is a typo
+    of the command, not a prompt: :class:`ValueError` says which command was meant."""
+    index = 0
+    while index < len(argv) and argv[index].startswith("--"):
+        name = argv[index].partition("=")[0]
+        if name not in ("--json", *_GLOBAL_WITH_VALUE):
+            break
+        index += 2 if name in _GLOBAL_WITH_VALUE and "=" not in argv[index] else 1
+    if index >= len(argv) or argv[index] in commands or argv[index] in ("-h", "--help", "--version"):
+        return argv
+    word = argv[index]
+    if word.isidentifier() or ("-" in word and word.replace("-", "").isalpha()):
+        import difflib
+
+        close = difflib.get_close_matches(word, sorted(commands), n=1, cutoff=0.75)
+        if close:
+            raise ValueError(
+                f"unknown command {word!r}; did you mean 'llm-core {close[0]}'? "
+                f"(to send it as a prompt: llm-core prompt {word})"
+            )
+    return [*argv[:index], "prompt", *argv[index:]]

@@ -299,6 +299,14 @@ class ProviderSettings:
             )
 
 
+def table_keys(cls: type | None) -> frozenset[str] | None:
+    """The keys a ``[providers.NAME]`` table of a provider of class ``cls`` may hold; ``None``
+    when they are not checked (no class known, or one that declares no settings of its own)."""
+    if cls is None or not _declares_own_settings(cls):
+        return None
+    return declared_settings(cls)
+
+
 def _declares_own_settings(cls: type) -> bool:
     """Whether a plugin's provider class lists its settings: only then can an unknown keyword or
     config-table key be told from an option the plugin reads without declaring it."""
