@@ -81,3 +81,19 @@ def test_config_check_shows_sources_and_masks_secrets(run: Run, tmp_path: Path) 
     env.update(_config(tmp_path, "[providers.openai]\ntimout = 30\n"))
     broken = run("config", "check", plugins=PLUGINS, env=env)
     assert broken.returncode == 3 and "did you mean 'timeout'?" in broken.stderr
+
+
+def test_named_endpoints_are_checked_by_their_declarations(run: Run, tmp_path: Path) -> None:
+    env = _config(
+        tmp_path,
+        '[providers.local]\nplugin = "openai"\napi = "chat_completions"\nbase_url = "http://127.0.0.1:9/v1"\n'
+        'models = ["m1"]\ntimout = 3\n\n[providers.other]\nplugin = "opnai"\n',
+    )
+    listed = run("providers", plugins=PLUGINS, env=env)
+    assert listed.returncode == 0 and "local" in listed.stdout
+    assert "unknown setting 'timout' in [providers.local]; did you mean 'timeout'?" in listed.stderr
+    assert "[providers.other]: [other] unknown plugin 'opnai' for endpoint 'other'; did you mean 'openai'?" in (
+        listed.stderr
+    )
+    assert "unknown setting 'plugin'" not in listed.stderr and "unknown setting 'api'" not in listed.stderr
+    assert "unknown provider 'other'" not in listed.stderr

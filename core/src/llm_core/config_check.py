@@ -94,6 +94,10 @@ def _providers(tables: Mapping[str, Any], registry: Any, where: str) -> list[Con
     problems = []
     for name, section in tables.items():
         part = f"providers.{name}"
+        failed = _endpoint_error(registry, name, section)
+        if failed is not None:  # a table with a plugin key the registry could not make a provider of
+            problems.append(ConfigProblem(part, f"{where}: [providers.{name}]: {failed}"))
+            continue
         if name not in known:
             problems.append(
                 ConfigProblem(
@@ -116,6 +120,17 @@ def _providers(tables: Mapping[str, Any], registry: Any, where: str) -> list[Con
                 )
             )
     return problems
+
+
+def _endpoint_error(registry: Any, name: str, section: Any) -> BaseException | None:
+    """Why the named endpoint ``[providers.NAME]`` (a table with a ``plugin`` key) was not
+    registered, as the registry recorded it; ``None`` for any other table."""
+    from llm_core.endpoints import PLUGIN_KEY
+
+    if not isinstance(section, Mapping) or PLUGIN_KEY not in section:
+        return None
+    where = f"[providers.{name}]"
+    return next((e.error for e in registry.plugin_errors if e.distribution == where), None)
 
 
 def provider_class(spec: Any) -> type | None:
