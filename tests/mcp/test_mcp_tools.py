@@ -225,6 +225,9 @@ def test_a_streamable_http_server(fake: FakeProvider, http_url: str) -> None:
         chat = fake.conversation(tools=[server])
         assert chat.send("20 + 22?").content == "42" and results(fake, 1) == ["42"]
         assert "sk-secret" not in chat.to_json()
+        fake.script(calling(("authorization", {})), FakeReply(content="seen"))
+        chat.send("Which credentials reached you?")
+        assert results(fake, 3)[-1] == "Bearer sk-secret-123"  # the header went with the call
     finally:
         server.close()
 
@@ -260,3 +263,31 @@ def test_the_mcp_sdk_is_imported_only_when_a_server_starts() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+def test_a_server_left_open_stops_when_the_process_exits(ledger: Path) -> None:
+    code = (
+        "from pathlib import Path\n"
+        "from tests.mcp.servers import stdio_server\n"
+        "from llm_core.testing import FakeProvider, FakeReply\n"
+        "from llm_core import ToolCall\n"
+        "fake = FakeProvider(replies=[FakeReply(tool_calls=[ToolCall(id='c', name='pid')]), FakeReply('ok')])\n"
+        f"chat = fake.conversation(tools=[stdio_server(Path({str(ledger)!r}))])\n"
+        "chat.send('pid?')\n"
+        "print(chat.messages[2].content)\n"  # never closed: the process just ends
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        env={"PYTHONPATH": PYTHONPATH},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    pid = int(done.stdout.strip())
+    deadline = time.monotonic() + 15
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _alive(pid)
+

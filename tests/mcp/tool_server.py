@@ -77,6 +77,12 @@ def pay(amount: int, ctx: Context) -> str:
 
 
 @server.tool()
+def authorization(ctx: Context) -> str:
+    """The Authorization header of the HTTP request that carried the call ("" over stdio)."""
+    return (ctx.headers or {}).get("authorization", "")
+
+
+@server.tool()
 async def grow(ctx: Context) -> str:
     """Add a tool named shrink, and say the tools changed."""
     server.add_tool(lambda: "shrunk", name="shrink", description="Shrink.")
