@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from decimal import Decimal
 from typing import Any
 
 import httpx2
@@ -22,7 +23,9 @@ from core_openai_plugin.plugin import SPEC as OPENAI_SPEC
 from llm_core.builtin_tools import CodeExecution, FileSearch, GoogleMaps, RemoteMCP, UrlContext, WebSearch
 from llm_core.errors import InvalidInputError, UnsupportedFeatureError
 from llm_core.messages import ChatMessage
+from llm_core.pricing import Prices
 from llm_core.registry import Registry
+from llm_core.responses import Usage
 from llm_core.routing import Router
 from llm_core.tools import Grammar, ToolSpec
 from tests.builtin.conftest import Runner
@@ -371,3 +374,39 @@ async def test_a_router_sends_a_builtin_tool_call_to_a_provider_that_runs_it(
     assert len(sent) == 1 and (openai if answered_by == "gemini" else gemini).sent == []
     found = router.candidates("chat_completion", (("Weather?",), {"builtin_tools": tools}))
     assert found[0].spec.identifier == answered_by
+
+
+# -- cost ----------------------------------------------------------------------------------------------
+
+
+async def test_the_cost_includes_the_web_search_fee(run: Runner) -> None:
+    from core_openai_plugin.models import CHAT_MODELS, TOOL_FEES
+
+    wire = Wire(
+        up.openai_response([SEARCH, SEARCH | {"id": "ws_only_2"}, up.openai_message("Found.")], model="gpt-5.4")
+    )
+    answer = await run(
+        wire.openai(), lambda p: p.chat_completion("Search.", model="gpt-5.4", builtin_tools=[WebSearch()])
+    )
+    prices = next(model.prices for model in CHAT_MODELS if model.id == "gpt-5.4")
+    assert prices is not None
+    tokens = prices.cost(answer.usage.model_copy(update={"tool_uses": None}))
+    assert answer.usage.tool_uses == {"web_search": 2}
+    assert tokens is not None and answer.usage.cost == tokens + 2 * Decimal(TOOL_FEES["web_search"])
+
+
+def test_a_tool_without_a_listed_fee_makes_the_cost_unknown() -> None:
+    usage = Usage(prompt_tokens=1000, completion_tokens=100, tool_uses={"web_search": 1})
+    assert Prices.of(input="1", output="2").cost(usage) is None  # the search fee is not known
+    assert Prices.of(input="1", output="2", web_search="0.01").cost(usage) == Decimal("0.0012") + Decimal("0.01")
+    free = Usage(prompt_tokens=1000, tool_uses={"url_context": 3})  # billed as tokens only
+    assert Prices.of(input="1").cost(free) == Decimal("0.001")
+
+
+def test_gemini_3_bills_search_per_query_and_2_5_per_answer() -> None:
+    from core_gemini_plugin.models import model_info
+
+    for model, fee in (("gemini-2.5-flash", "0.035"), ("gemini-3-flash-preview", "0.014")):
+        info = model_info(model)
+        assert info is not None and info.prices is not None and info.prices.web_search == Decimal(fee)
+        assert info.prices.code_execution == 0

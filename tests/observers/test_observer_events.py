@@ -108,6 +108,7 @@ def test_usage_is_the_parsed_usage_of_the_response(recorder: Any) -> None:
             "total_tokens": 21,
             "thinking_tokens": 3,
             "cached_tokens": None,  # not reported
+            "tool_uses": None,  # no built-in tool ran
             "cost": None,  # the fake model has no prices
         }
     )

@@ -46,11 +46,15 @@ def next_call_id() -> int:
 
 def request_features(feature: Feature | None, request: Any = None) -> list[str]:
     """The features a call uses (sorted names): its operation's ``feature``, plus what the
-    request asks for (tools, JSON output, thinking, image or document parts)."""
+    request asks for (tools, custom tools, built-in tools, JSON output, thinking, image or
+    document parts)."""
     found = {feature.value} if feature is not None else set()
     if request is not None:
         if getattr(request, "tools", None):
             found.add("tools")
+            if any(getattr(tool, "kind", None) == "custom" for tool in request.tools):
+                found.add("custom_tools")
+        found.update(tool.type for tool in getattr(request, "builtin_tools", None) or ())
         if getattr(request, "json_mode", False):
             found.add("json_mode")
         if getattr(request, "thinking", None) is not None:

@@ -36,6 +36,9 @@ OPERATION_NAMES = {
     "generate_image": "generate_content",
     "decide": "generate_content",
 }
+#: ``gen_ai.tool.type`` of built-in tools (semconv: ``extension`` runs on the agent's side and
+#: calls external APIs, ``datastore`` queries data for retrieval); any other is an extension.
+BUILTIN_TOOL_TYPES = {"file_search": "datastore"}
 #: Bucket advice of the conventions for the two client histograms.
 TOKEN_BUCKETS = [4.0**i for i in range(14)]  # 1, 4, 16, ... 67108864
 DURATION_BUCKETS = [0.01 * 2.0**i for i in range(14)]  # 0.01, 0.02, ... 81.92 s
@@ -148,8 +151,33 @@ class OtelObserver(ScopeSpans):
         if event.get("attempts", 1) > 1:
             attributes["llm_core.attempts"] = event["attempts"]
         span.set_attributes(attributes)
+        self._builtin_tool_spans(span, event)
         self._duration.record(time.perf_counter() - started, metric_attributes)
         span.end()
+
+    def _builtin_tool_spans(self, parent: Span, event: dict[str, Any]) -> None:
+        """One ``execute_tool`` span per run of a built-in tool the provider reported (web
+        search, code execution, ...), a child of the call's span: the provider ran it during the
+        call, so it is recorded when the answer tells of it."""
+        runs = getattr(event.get("response"), "builtin_tool_calls", None) or ()
+        context = trace.set_span_in_context(parent)
+        for run in runs:
+            attributes: dict[str, Any] = {
+                "gen_ai.operation.name": "execute_tool",
+                "gen_ai.provider.name": PROVIDER_NAMES.get(event["provider"], event["provider"]),
+                "gen_ai.tool.name": run.tool,
+                "gen_ai.tool.type": BUILTIN_TOOL_TYPES.get(run.tool, "extension"),
+                "llm_core.tool.builtin": True,
+            }
+            if run.id:
+                attributes["gen_ai.tool.call.id"] = run.id
+            tool_span = self._tracer.start_span(
+                f"execute_tool {run.tool}", context=context, kind=SpanKind.INTERNAL, attributes=attributes
+            )
+            if run.error or run.status in ("failed", "incomplete"):
+                tool_span.set_attribute("error.type", "BuiltinToolError")
+                tool_span.set_status(Status(StatusCode.ERROR, run.error or run.status))
+            tool_span.end()
 
     @hookimpl
     def llm_core_on_error(self, event: dict[str, Any]) -> None:
