@@ -410,3 +410,35 @@ def test_gemini_3_bills_search_per_query_and_2_5_per_answer() -> None:
         info = model_info(model)
         assert info is not None and info.prices is not None and info.prices.web_search == Decimal(fee)
         assert info.prices.code_execution == 0
+
+
+# -- conversations --------------------------------------------------------------------------------------
+
+
+def test_a_conversation_with_web_search_replays_its_items_and_saves_the_option() -> None:
+    from llm_core.conversation import Conversation
+
+    message = up.openai_message("Sunny.", "msg_1")
+    wire = Wire(up.openai_response([SEARCH, message], model="gpt-5"), up.openai_text("Also sunny."))
+    provider = wire.openai()
+    chat = provider.conversation(model="gpt-5", builtin_tools=[WebSearch(context_size="low")])
+    chat.send("Weather in Paris?")
+    saved = chat.to_json()
+    resumed = Conversation.from_json(saved, provider=provider)
+    resumed.send("And in Lyon?")
+    assert wire.sent[1]["tools"] == [{"type": "web_search", "search_context_size": "low"}]
+    assert wire.sent[1]["input"][1] == SEARCH  # the search item goes back before the answer it led to
+    assert wire.sent[1]["input"][2] == {"role": "assistant", "content": "Sunny."}
+
+
+def test_a_router_conversation_goes_to_a_provider_that_runs_its_builtin_tools() -> None:
+    gemini = Wire(up.gemini_text("It reads: hello."))
+    openai = Wire()
+    config = {
+        "gemini": {"api_key": KEY, "client_args": {"transport": httpx2.MockTransport(gemini)}},
+        "openai": {"api_key": KEY, "client_args": {"transport": httpx2.MockTransport(openai)}},
+    }
+    router = Router(both(), ["chat"], prefer=["openai", "gemini"], config=config)
+    reply = router.conversation(builtin_tools=[UrlContext()]).send("What does https://example.org say?")
+    assert reply.content == "It reads: hello." and openai.sent == []
+    assert gemini.sent[0]["tools"] == [{"urlContext": {}}]

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from llm_core.builtin_tools import features_of_call
 from llm_core.errors import InvalidInputError
 from llm_core.features import Feature
 from llm_core.messages import ChatMessage, DocumentPart, ImagePart, Role, TextPart, normalize_messages
@@ -74,8 +75,10 @@ def unanswered_calls(messages: Sequence[ChatMessage]) -> list[ToolCall]:
 
 def needed_features(messages: Iterable[ChatMessage], *, tools: bool, options: Mapping[str, Any]) -> set[Feature]:
     """What a provider must offer to continue this conversation: tools when it has any,
-    vision/documents for image/document parts in the history, thinking when asked for."""
+    vision/documents for image/document parts in the history, thinking and built-in tools when
+    asked for."""
     needed = {Feature.TOOLS} if tools else {Feature.CHAT}
+    needed |= features_of_call((), options)
     thinking = options.get("thinking")
     if thinking is not None and thinking is not False:
         needed.add(Feature.THINKING)

@@ -345,7 +345,7 @@ class ConversationState(CallBook):
         servers and are given again to :meth:`from_json`, and so are credentials: options and
         headers named like one (``api_key``, ``x-goog-api-key``, ``authorization``, ...) are left out."""
         try:
-            options = without_credentials(json.loads(json.dumps(self.options)))
+            options = without_credentials(json.loads(json.dumps(self.options, default=_plain)))
         except (TypeError, ValueError, RecursionError) as exc:
             raise InvalidInputError(f"a call option cannot be saved as JSON: {exc}") from None
         return json.dumps(
@@ -374,3 +374,11 @@ def output_spec(output: type[BaseModel]) -> ToolSpec:
 
 def tool_call_event(call: ToolCall) -> StreamEvent:
     return StreamEvent.model_construct(type=StreamEventType.TOOL_CALL, tool_call=call)
+
+
+def _plain(value: Any) -> Any:
+    """A call option that is a model (a built-in tool, thinking options) as the mapping it is
+    given back as."""
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json", exclude_none=True)
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")
