@@ -104,13 +104,13 @@ def test_model_features_are_narrowed_per_model_and_by_the_provider() -> None:
 
 def test_with_distribution_copies_everything_else() -> None:
     s = spec(models=[ModelInfo("m", ["chat"])], default_model="m", credential_env=["K"],
-             requires_credentials=False, description="d")
+             requires_credentials=False, description="d", credential_check=bool, credential_help="h")
     copy = s.with_distribution("acme-plugin")
     assert copy.distribution == "acme-plugin"
     assert (copy.identifier, copy.features, copy.models, copy.default_model, copy.credential_env,
-            copy.requires_credentials, copy.description) == (
+            copy.requires_credentials, copy.description, copy.credential_check, copy.credential_help) == (
         s.identifier, s.features, s.models, s.default_model, s.credential_env, s.requires_credentials,
-        s.description)
+        s.description, s.credential_check, s.credential_help)
 
 
 def test_credentials_present() -> None:
@@ -119,6 +119,17 @@ def test_credentials_present() -> None:
     assert not s.credentials_present({"ACME_KEY": ""})
     assert s.credentials_present({"ACME_OTHER_KEY": "k"})
     assert spec(requires_credentials=False).credentials_present({})
+    assert s.missing_credentials() == "set ACME_KEY or ACME_OTHER_KEY"
+
+
+def test_credentials_other_than_a_key_are_found_by_the_specs_check() -> None:
+    """A provider that also authenticates otherwise (Google Cloud credentials) says how it finds
+    them and what to do when they are missing."""
+    s = spec(credential_env=["ACME_KEY"], credential_check=lambda env: env.get("ACME_CLOUD") == "on",
+             credential_help="set ACME_KEY, or ACME_CLOUD=on with cloud credentials")
+    assert not s.credentials_present({"ACME_CLOUD": "off"})
+    assert s.credentials_present({"ACME_CLOUD": "on"}) and s.credentials_present({"ACME_KEY": "k"})
+    assert s.missing_credentials() == "set ACME_KEY, or ACME_CLOUD=on with cloud credentials"
 
 
 def test_the_factory_is_imported_only_when_resolved(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:

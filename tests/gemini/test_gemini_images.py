@@ -139,4 +139,4 @@ def test_imagen_uses_vertex_ai_with_its_own_key_kept_secret() -> None:
     assert provider.vertex_api_key == Secret("other-vertex-test-key")
     assert "other-vertex-test-key" not in repr(vars(provider))
     assert provider.imagen_client.vertexai
-    assert provider.http_options(vertex=True).api_version is None
+    assert provider.http_options(imagen=True).api_version is None

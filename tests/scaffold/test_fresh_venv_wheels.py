@@ -21,12 +21,12 @@ def cli(wheels_venv: Any, *args: str) -> subprocess.CompletedProcess[str]:
 def test_the_wheels_give_a_working_cli(wheels_venv: Any) -> None:
     assert cli(wheels_venv, "--version").stdout.strip() == "llm-core 0.1.0"
     providers = json.loads(cli(wheels_venv, "providers", "--json").stdout)
-    assert [p["provider"] for p in providers["providers"]] == ["gemini", "openai"]
+    assert [p["provider"] for p in providers["providers"]] == ["gemini", "vertex", "openai"]
     assert {p["distribution"] for p in providers["providers"]} == {"core-gemini-plugin", "core-openai-plugin"}
     assert providers["plugin_errors"] == []
     assert not any(p["available"] for p in providers["providers"])  # no key in the fresh environment
     vision = json.loads(cli(wheels_venv, "models", "--feature", "vision", "--json").stdout)["models"]
-    assert {m["provider"] for m in vision} == {"gemini", "openai"}
+    assert {m["provider"] for m in vision} == {"gemini", "vertex", "openai"}
     assert "streaming, vision -> " in cli(wheels_venv, "route", "vision", "streaming").stdout
     assert "flash" in cli(wheels_venv, "aliases").stdout
     assert "complete" in cli(wheels_venv, "completion", "bash").stdout

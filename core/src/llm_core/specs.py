@@ -70,6 +70,10 @@ class ProviderSpec:
     named endpoint of this plugin, ``(name, EndpointSettings) -> ProviderSpec`` (see
     :mod:`llm_core.endpoints`); ``settings`` are the settings a provider of this spec is built
     with, under the ones given when it is built (an endpoint's base URL and dialect).
+    ``credential_check`` finds credentials other than a key (Google Cloud's application default
+    credentials): given the environment, it says whether they are there, reading files at most
+    (it must stay light: no SDK, no network); ``credential_help`` then says how to provide them
+    (``llm-core providers``, ``select()``'s reasons).
     """
 
     identifier: str
@@ -84,6 +88,8 @@ class ProviderSpec:
     distribution: str | None = None
     endpoint_factory: Factory | None = None
     settings: Mapping[str, Any] = field(default_factory=dict, compare=False)
+    credential_check: Callable[[Mapping[str, str]], bool] | None = None
+    credential_help: str = ""
     _by_id: Mapping[str, ModelInfo] = field(init=False, repr=False, compare=False)
 
     def __init__(
@@ -100,6 +106,8 @@ class ProviderSpec:
         distribution: str | None = None,
         endpoint_factory: Factory | None = None,
         settings: Mapping[str, Any] | None = None,
+        credential_check: Callable[[Mapping[str, str]], bool] | None = None,
+        credential_help: str = "",
     ) -> None:
         if not isinstance(identifier, str) or not _IDENTIFIER.fullmatch(identifier):
             raise PluginLoadError(f"provider identifier {identifier!r} must match {_IDENTIFIER.pattern}")
@@ -125,6 +133,8 @@ class ProviderSpec:
         object.__setattr__(self, "distribution", distribution)
         object.__setattr__(self, "endpoint_factory", endpoint_factory)
         object.__setattr__(self, "settings", MappingProxyType(dict(settings or {})))
+        object.__setattr__(self, "credential_check", credential_check)
+        object.__setattr__(self, "credential_help", credential_help)
         object.__setattr__(self, "_by_id", {m.id: m for m in model_tuple})  # every call looks a model up
 
     def _fields(self) -> dict[str, Any]:
@@ -141,6 +151,8 @@ class ProviderSpec:
             "distribution": self.distribution,
             "endpoint_factory": self.endpoint_factory,
             "settings": dict(self.settings),
+            "credential_check": self.credential_check,
+            "credential_help": self.credential_help,
         }
 
     def with_distribution(self, distribution: str | None) -> ProviderSpec:
@@ -178,11 +190,17 @@ class ProviderSpec:
         source = os.environ if env is None else env
         if any(source.get(name) for name in self.credential_env):
             return True
+        if self.credential_check is not None and self.credential_check(source):
+            return True
         if env is not None:
             return False
         from llm_core.keystore import has_key
 
         return has_key(self.identifier)
+
+    def missing_credentials(self) -> str:
+        """How to provide this provider's credentials, for a message saying they are missing."""
+        return self.credential_help or f"set {' or '.join(self.credential_env) or 'its API key'}"
 
     def resolve_factory(self) -> Callable[..., Any]:
         """Import and return the factory (imports the provider module, not necessarily its SDK)."""

@@ -25,7 +25,7 @@ def _features(values: Any) -> str:
 def _availability(spec: ProviderSpec) -> str:
     if spec.credentials_present():
         return "yes"
-    return f"no: set {' or '.join(spec.credential_env) or 'its API key'}"
+    return f"no: {spec.missing_credentials()}"
 
 
 def _plugin_versions() -> dict[str, str | None]:

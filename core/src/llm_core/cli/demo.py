@@ -200,7 +200,13 @@ def run_demo(args: argparse.Namespace) -> int:
                 print(f"  {label} -> {route['provider']} ({'; '.join(route['why'])})")
     failures = 0
     step = 3
-    called = [spec for spec in specs if spec.identifier != "fake"]
+    # a provider without credentials is listed above, not called: it could only fail
+    called = [spec for spec in specs if spec.identifier != "fake" and spec.credentials_present()]
+    report["skipped"] = {
+        spec.identifier: f"no credentials: {spec.missing_credentials()}"
+        for spec in specs
+        if spec.identifier != "fake" and spec not in called
+    }
     for spec in called:
         if not args.json:
             _step(f"{step}. Calls through {spec.name} ({spec.identifier})")
@@ -217,6 +223,11 @@ def run_demo(args: argparse.Namespace) -> int:
                 for key, value in result.items():
                     if key != "ok":
                         _field(key, value)
+    if report["skipped"] and not args.json:
+        _step(f"{step}. Not called (no credentials)")
+        step += 1
+        for identifier, why in report["skipped"].items():
+            _field(identifier, why)
     if len(called) >= 2:
         report["fallback"] = _fallback(registry, called[0].identifier, called[1].identifier)
         failures += not report["fallback"]["ok"]

@@ -134,15 +134,16 @@ class ProviderSettings:
             check_section(self.identifier, section, declared_settings(type(self)))
         explicit = self._explicit
         deferred = _UNPICKLING.get()
+        key_env, key_required = self._key_rule(section)
         self.api_key: Secret | None = resolve_api_key(
             self.identifier,
             explicit.get("api_key"),
             section=section,
-            env=self._spec.credential_env,
-            required=self._spec.requires_credentials and not deferred,
+            env=key_env,
+            required=key_required and not deferred,
         )
         #: A key that was missing when the provider was unpickled: looked for again at the first call.
-        self._key_pending = deferred and self.api_key is None and self._spec.requires_credentials
+        self._key_pending = deferred and self.api_key is None and key_required
 
         def setting(name: str) -> Any:
             return resolve_setting(name, explicit.get(name), section=section, env=self.env_settings.get(name, ()))
@@ -161,6 +162,13 @@ class ProviderSettings:
             {**file_options, **{k: v for k, v in explicit.items() if k not in _RESERVED}}
         )
         self._reset_clients()
+
+    def _key_rule(self, section: Mapping[str, Any]) -> tuple[tuple[str, ...], bool]:
+        """The environment variables the API key is read from, and whether one is required: the
+        spec's ``credential_env`` and ``requires_credentials``. A provider that can also
+        authenticate otherwise (Google Cloud credentials) narrows them by its settings, which it
+        reads from its explicit ones (``self._explicit``) and ``section``, its config-file table."""
+        return self._spec.credential_env, self._spec.requires_credentials
 
     @property
     def base_url(self) -> str | None:

@@ -92,9 +92,8 @@ def rank(
         ]
         if spec.identifier in order:
             reasons.append(f"preference #{position + 1}")
-        reasons.append(
-            "credentials present" if has_key else f"no credentials ({' / '.join(spec.credential_env) or 'key'} not set)"
-        )
+        missing = spec.credential_help or f"{' / '.join(spec.credential_env) or 'key'} not set"
+        reasons.append("credentials present" if has_key else f"no credentials ({missing})")
         cost = None
         if cheapest is not None:
             cost = expected_cost(spec, chosen_model or spec.default_model, cheapest)

@@ -1,7 +1,7 @@
 """Google Gemini provider for llm-core (distribution ``core-gemini-plugin``).
 
 Importing this package is light: the google-genai SDK is imported when the provider is first
-used. ``GeminiProvider`` and ``assistant_message`` are loaded on first access.
+used. ``GeminiProvider``, ``VertexProvider`` and ``assistant_message`` are loaded on first access.
 """
 
 from __future__ import annotations
@@ -11,16 +11,17 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:
-    from core_gemini_plugin.provider import AsyncGeminiProvider, GeminiProvider
+    from core_gemini_plugin.provider import AsyncGeminiProvider, GeminiProvider, VertexProvider
     from core_gemini_plugin.response_parser import assistant_message
 
 _LAZY = {
     "GeminiProvider": "core_gemini_plugin.provider",
     "AsyncGeminiProvider": "core_gemini_plugin.provider",
+    "VertexProvider": "core_gemini_plugin.provider",
     "assistant_message": "core_gemini_plugin.response_parser",
 }
 
-__all__ = ["AsyncGeminiProvider", "GeminiProvider", "__version__", "assistant_message"]
+__all__ = ["AsyncGeminiProvider", "GeminiProvider", "VertexProvider", "__version__", "assistant_message"]
 
 
 def __getattr__(name: str) -> Any:

@@ -17,6 +17,9 @@ Google Maps grounding on Gemini 2.5; file search on 2.5 Pro/Flash and Gemini 3 P
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
+from types import MappingProxyType
+
 from llm_core.features import Feature
 from llm_core.pricing import Prices, PriceTable, listed_prices
 from llm_core.specs import ModelInfo
@@ -145,6 +148,40 @@ MODELS: tuple[ModelInfo, ...] = (
 # the embedding models (the service counts their text with countTokens too, but count_tokens
 # counts a chat request, with roles, that an embedding model is never sent).
 PROVIDER_FEATURES = frozenset().union(*(m.features for m in MODELS))
+
+
+#: What Vertex AI does not offer of the catalogue, and why (the ``vertex`` provider's spec and a
+#: ``gemini`` provider switched to Vertex AI leave it out; asking for it says why).
+VERTEX_LACKS: Mapping[Feature, str] = MappingProxyType(
+    {
+        Feature.BATCH: (
+            "Vertex AI batch prediction reads its input from Cloud Storage or BigQuery and writes its output "
+            "there, and llm-core's batch runner uploads through the Gemini Developer API's Files API; use the "
+            "'gemini' provider (Developer API) for batch mode, or llm_core.batch.run(mode='local')"
+        ),
+        Feature.FILE_SEARCH: (
+            "file search stores are the Gemini Developer API's (google-genai refuses the file_search tool "
+            "outside Developer API mode); use the 'gemini' provider on the Developer API for it"
+        ),
+    }
+)
+#: Models not served on Vertex AI: the native decision API is the Developer API's (decisions
+#: go through structured output on Vertex AI, probability kind "none").
+VERTEX_MISSING_MODELS = frozenset(m.id for m in MODELS if m.extra.get("native_decisions"))
+
+
+def on_vertex(models: Iterable[ModelInfo]) -> tuple[ModelInfo, ...]:
+    """``models`` as Vertex AI serves them: same ids and prices (Google's Developer API list
+    prices; Vertex AI bills its own), without :data:`VERTEX_LACKS` and :data:`VERTEX_MISSING_MODELS`."""
+    return tuple(
+        ModelInfo(m.id, m.features - VERTEX_LACKS.keys(), m.description, m.extra, m.prices)
+        for m in models
+        if m.id not in VERTEX_MISSING_MODELS
+    )
+
+
+VERTEX_MODELS = on_vertex(MODELS)
+VERTEX_FEATURES = frozenset().union(*(m.features for m in VERTEX_MODELS))
 
 
 def model_info(model: str) -> ModelInfo | None:

@@ -1,26 +1,22 @@
 """``GeminiProvider``: the thin I/O shell around google-genai.
 
 Validation, retries, observers and stream event order live in llm-core; mapping and parsing are
-the pure functions of this package. This module only builds the SDK client (lazily, on first
-use: ``import google.genai`` happens here and nowhere earlier) and makes the calls, sync through
+the pure functions of this package. This module makes the calls, sync through
 ``client.models``/``client.decisions`` and async through ``client.aio``. The SDK's own retries
-are off (``HttpRetryOptions(attempts=1)``, which also stops the decisions client's retries):
-only the core's policy retries. The SDK gets the guarded httpx2 clients of
-:mod:`llm_core.transport` (no redirects: the SDK would otherwise forward ``x-goog-api-key`` to the
-host a ``Location`` names; whole-attempt timeouts; size limits; one pool per event loop).
+are off and the SDK talks through llm-core's guarded HTTP clients: see
+:mod:`core_gemini_plugin.clients`, which builds them for the Gemini Developer API or Vertex AI.
 """
 
 from __future__ import annotations
 
-import math
-import threading
-from collections.abc import AsyncIterator, Awaitable, Iterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from core_gemini_plugin import contents, decisions, errors, request_mapper, response_parser
+from core_gemini_plugin import backend, contents, decisions, request_mapper, response_parser
 from core_gemini_plugin.batch import GeminiBatch
+from core_gemini_plugin.clients import GeminiClients
 from core_gemini_plugin.models import DEFAULT_IMAGEN_MODEL, is_imagen
-from core_gemini_plugin.plugin import SPEC
+from core_gemini_plugin.plugin import SPEC, VERTEX_SPEC
 from core_gemini_plugin.stream_parser import GeminiStreamParser
 from llm_core.aio import AsyncProvider
 from llm_core.capabilities import (
@@ -33,30 +29,17 @@ from llm_core.capabilities import (
     ToolCapable,
     VisionCapable,
 )
-from llm_core.config import Secret, reveal_secrets
 from llm_core.decisions import DecisionResponse
-from llm_core.errors import InvalidInputError, InvalidRequestError, LLMError
+from llm_core.errors import InvalidInputError, InvalidRequestError
 from llm_core.features import Feature
 from llm_core.operation import Cost, call
 from llm_core.operations import Operations
-from llm_core.redaction import protect_loggers
 from llm_core.requests import ChatRequest, DecisionRequest, EmbeddingRequest, ImageRequest, build
 from llm_core.responses import EmbeddingResponse, ImageResponse, TokenCount
-from llm_core.transport import (
-    ClosingStream,
-    Limits,
-    TransportSettings,
-    async_http_client,
-    check_endpoint,
-    sync_http_client,
-    transport_error,
-)
+from llm_core.transport import ClosingStream, TransportSettings
 
 if TYPE_CHECKING:
-    from google import genai
     from google.genai import types
-
-DEFAULT_API_VERSION = "v1"
 
 
 #: Imagen calls go through the image hooks, as ``generate_image`` does.
@@ -64,6 +47,7 @@ IMAGE_HOOKS = Operations.generate_image.hooks
 
 
 class GeminiProvider(
+    GeminiClients,
     StreamingCapable,
     ToolCapable,
     VisionCapable,
@@ -74,18 +58,20 @@ class GeminiProvider(
     DecisionCapable,
     GeminiBatch,
 ):
-    """Google Gemini through google-genai.
+    """Google Gemini through google-genai, on the Gemini Developer API or Vertex AI.
 
     Provider options (constructor keywords or ``[providers.gemini]`` in the config file):
-    ``api_version`` (default ``"v1"``; ``"v1beta"`` for preview features), ``client_args`` /
-    ``async_client_args`` (passed to the httpx2 clients: proxy, verify, limits, a transport),
-    ``vertex_api_key``, ``vertex_project`` and ``vertex_location`` (Imagen, see
-    :meth:`generate_imagen`), and the transport settings of
+    ``vertexai``, ``project``, ``location`` and ``credentials`` (Vertex AI, google-genai's names:
+    see :mod:`core_gemini_plugin.backend`; ``credentials`` is a ``google.auth`` credentials object
+    or the path of a credentials file), ``api_version`` (default ``"v1"`` on the Developer API,
+    google-genai's ``v1beta1`` on Vertex AI), ``client_args`` / ``async_client_args`` (passed to
+    the httpx2 clients: proxy, verify, limits, a transport), ``vertex_api_key`` (Imagen's
+    express-mode key on the Developer API, see :meth:`generate_imagen`), and the transport settings of
     :class:`llm_core.transport.TransportSettings` (``allow_insecure_http``, ``max_response_bytes``,
     ``max_event_bytes``, ``stream_first_event_timeout``, ``stream_idle_timeout``,
     ``stream_deadline``), and call defaults (``call_defaults``: ``temperature``, ``top_p``,
     ``max_tokens``, ``stop`` and the per-call options of :data:`request_mapper.CHAT_OPTIONS`).
-    ``base_url`` also reads ``GOOGLE_GEMINI_BASE_URL``.
+    ``base_url`` also reads ``GOOGLE_GEMINI_BASE_URL`` (``GOOGLE_VERTEX_BASE_URL`` on Vertex AI).
     """
 
     spec = SPEC
@@ -97,9 +83,8 @@ class GeminiProvider(
         "client_args",
         "async_client_args",
         "vertex_api_key",
-        "vertex_project",
-        "vertex_location",
         "native_decisions",
+        *backend.SETTINGS,
     )
     #: Defaults for every chat-shaped call: the sampling fields and every per-call option passed
     #: to ``GenerateContentConfig``.
@@ -113,98 +98,10 @@ class GeminiProvider(
     tool_name_rule = (r"^[a-zA-Z_][a-zA-Z0-9_.:-]{0,127}$", "a letter or '_', then letters, digits, '_.:-', <= 128")
     max_embedding_inputs = 100  # requests per batchEmbedContents call
 
-    def __init__(self, **config: Any) -> None:
-        self._client_lock = threading.Lock()
-        super().__init__(**config)
-
-    # -- settings and SDK clients -------------------------------------------------------------
-
-    def _apply_settings(self) -> None:
-        super()._apply_settings()
-        vertex_key = self.options.pop("vertex_api_key", None)
-        self.vertex_api_key: Secret | None = (
-            vertex_key if isinstance(vertex_key, Secret) else Secret(str(vertex_key)) if vertex_key else None
-        )
-        self.transport_settings = TransportSettings.from_options(self.options, provider=self.identifier)
-        check_endpoint(
-            self.base_url, has_key=self.api_key is not None, settings=self.transport_settings, provider=self.identifier
-        )
-
-    def _reset_clients(self) -> None:
-        self._genai: genai.Client | None = None
-        self._imagen: genai.Client | None = None
-
-    @property
-    def limits(self) -> Limits:
-        """What the HTTP clients enforce (timeouts, sizes)."""
-        return Limits.resolve(self.transport_settings, timeout=self.timeout, provider=self.identifier)
-
-    def http_options(self, *, vertex: bool = False) -> types.HttpOptions:
-        """The SDK's HTTP options: API version, base URL, timeout, no SDK retries, and the
-        guarded httpx2 clients (built from ``client_args`` / ``async_client_args``).
-
-        The SDK takes the timeout in whole milliseconds and reads 0 as "no timeout": it is rounded
-        up, never down to 0. For Vertex AI (Imagen) the SDK's own version and endpoint apply.
-        """
-        from google.genai import types
-
-        protect_loggers("google_genai", "google.genai")  # the SDK's loggers exist now
-        limits = self.limits
-        return types.HttpOptions(
-            api_version=None if vertex else self.options.get("api_version", DEFAULT_API_VERSION),
-            base_url=None if vertex else self.base_url,
-            timeout=max(1, math.ceil(self.timeout * 1000)),
-            retry_options=types.HttpRetryOptions(attempts=1),
-            httpx_client=sync_http_client(limits, **(reveal_secrets(self.options.get("client_args")) or {})),
-            httpx_async_client=async_http_client(
-                limits, **(reveal_secrets(self.options.get("async_client_args")) or {})
-            ),
-        )
-
-    @property
-    def client(self) -> genai.Client:
-        """The google-genai client (built on first use; ``client.aio`` is its async twin)."""
-        client = self._genai
-        if client is None:
-            with self._client_lock:
-                if self._genai is None:
-                    from google import genai
-
-                    assert self.api_key is not None
-                    self._genai = genai.Client(
-                        vertexai=False, api_key=self.api_key.reveal(), http_options=self.http_options()
-                    )
-                client = self._genai
-        return client
-
-    @property
-    def imagen_client(self) -> genai.Client:
-        """The Vertex AI client for Imagen: ``vertex_project``/``vertex_location`` with Google
-        Cloud credentials, else express mode with ``vertex_api_key`` (or the provider's key)."""
-        client = self._imagen
-        if client is None:
-            with self._client_lock:
-                if self._imagen is None:
-                    from google import genai
-
-                    options = self.http_options(vertex=True)
-                    project = self.options.get("vertex_project")
-                    if project:
-                        self._imagen = genai.Client(
-                            vertexai=True,
-                            project=project,
-                            location=self.options.get("vertex_location", "global"),
-                            http_options=options,
-                        )
-                    else:
-                        key = self.vertex_api_key or self.api_key
-                        assert key is not None
-                        self._imagen = genai.Client(vertexai=True, api_key=key.reveal(), http_options=options)
-                client = self._imagen
-        return client
-
-    def map_error(self, error: BaseException) -> LLMError:
-        return transport_error(error) or errors.map_error(error)
+    def prepare_batch(self, items: Iterable[Any]) -> Any:
+        if self._vertexai:  # before any item is read: the reason, not "has no batch API"
+            self._require(Feature.BATCH, self.default_model())
+        return super().prepare_batch(items)
 
     # -- chat, tools, vision, documents, JSON ---------------------------------------------------
 
@@ -351,12 +248,14 @@ class GeminiProvider(
 
     # -- models -------------------------------------------------------------------------------
 
+    # model names: ``models/ID`` on the Developer API, ``publishers/google/models/ID`` on Vertex AI
+
     def _send_list_models(self) -> list[str]:
-        return [m.name.removeprefix("models/") for m in self.client.models.list() if m.name]
+        return [m.name.rpartition("models/")[2] for m in self.client.models.list() if m.name]
 
     async def _asend_list_models(self) -> list[str]:
         pager = await self.client.aio.models.list()
-        return [m.name.removeprefix("models/") async for m in pager if m.name]
+        return [m.name.rpartition("models/")[2] async for m in pager if m.name]
 
     # -- async view -----------------------------------------------------------------------------
 
@@ -367,6 +266,15 @@ class GeminiProvider(
         if not isinstance(view, AsyncGeminiProvider):
             view = self._aio = AsyncGeminiProvider(self)
         return view
+
+
+class VertexProvider(GeminiProvider):
+    """Google Gemini on Vertex AI (the ``vertex`` identifier): :class:`GeminiProvider` with
+    ``vertexai`` fixed, so that a router can hold both backends."""
+
+    spec = VERTEX_SPEC
+    fixed_vertexai = True
+    env_settings: ClassVar[Mapping[str, tuple[str, ...]]] = {"base_url": (backend.VERTEX_BASE_URL_ENV,)}
 
 
 class AsyncGeminiProvider(AsyncProvider):

@@ -1,0 +1,236 @@
+"""Gemini on Vertex AI against a 127.0.0.1 Vertex AI endpoint and token server (vertex_server.py),
+through the real google-genai and google-auth code: express mode, a service account (file or
+``google.auth`` object) with no Gemini key, the SDK's environment variables alone, token refresh,
+faults, and secrets kept out of what the provider hands out."""
+
+from __future__ import annotations
+
+import asyncio
+import pickle
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from core_gemini_plugin.provider import GeminiProvider, VertexProvider
+from llm_core.errors import (
+    AuthenticationError,
+    ConfigurationError,
+    RateLimitError,
+    UnknownSettingError,
+    UnsupportedFeatureError,
+)
+from llm_core.features import Feature
+from llm_core.streaming import StreamEventType
+from tests.gemini.gemini_inputs import KEY
+from tests.gemini.gemini_support import Delays, fast_retry
+from tests.gemini.vertex_server import CLIENT_EMAIL, PROJECT, VertexServer, error_body, write_service_account
+
+MODEL = "gemini-2.5-flash"
+PROJECT_PATH = f"/v1beta1/projects/{PROJECT}/locations/us-central1/publishers/google/models/{MODEL}"
+QUESTION = "What is the capital of France?"
+
+
+@pytest.fixture(autouse=True)
+def _no_google_cloud_setup(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """No ADC file of the developer's: gcloud's folder is an empty one."""
+    monkeypatch.setenv("CLOUDSDK_CONFIG", str(tmp_path / "gcloud"))
+    monkeypatch.delenv("GOOGLE_APPLICATION_CREDENTIALS", raising=False)
+
+
+@pytest.fixture
+def server() -> Iterator[VertexServer]:
+    with VertexServer(api_key=KEY) as running:
+        yield running
+
+
+@pytest.fixture
+def sa_file(server: VertexServer, tmp_path: Path) -> Path:
+    return write_service_account(tmp_path, server.token_uri)
+
+
+def chat_and_stream(provider: GeminiProvider, mode: str) -> tuple[str, str]:
+    """One chat answer and one streamed answer, through the sync API or ``provider.aio``."""
+    if mode == "sync":
+        text = provider.chat_completion(QUESTION).content
+        streamed = "".join(e.text or "" for e in provider.stream_chat_completion(QUESTION)
+                           if e.type == StreamEventType.TOKEN)
+        return text, streamed
+
+    async def both() -> tuple[str, str]:
+        text = (await provider.aio.chat_completion(QUESTION)).content
+        streamed = "".join([e.text or "" async for e in provider.aio.stream_chat_completion(QUESTION)
+                            if e.type == StreamEventType.TOKEN])
+        return text, streamed
+
+    return asyncio.run(both())
+
+
+ANSWERS = ("The capital of France is Paris.\n", "Paris is the capital of France.")
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_express_mode_sends_the_key_on_vertex_paths(server: VertexServer, mode: str) -> None:
+    provider = GeminiProvider(vertexai=True, api_key=KEY, base_url=server.url)
+    assert chat_and_stream(provider, mode) == ANSWERS
+    chat, stream = server.vertex_requests
+    assert chat.path == f"/v1beta1/publishers/google/models/{MODEL}:generateContent"
+    assert (stream.path, stream.query) == (f"/v1beta1/publishers/google/models/{MODEL}:streamGenerateContent",
+                                           {"alt": ["sse"]})
+    assert all(seen.headers["x-goog-api-key"] == KEY and "authorization" not in seen.headers
+               for seen in (chat, stream))
+    assert chat.json()["contents"] == [{"parts": [{"text": QUESTION}], "role": "user"}]
+    assert server.issued == []  # no token asked for
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_a_service_account_file_and_no_gemini_key(server: VertexServer, sa_file: Path, mode: str) -> None:
+    provider = VertexProvider(project=PROJECT, location="us-central1", credentials=str(sa_file), base_url=server.url)
+    assert provider.api_key is None and provider.is_available()
+    assert chat_and_stream(provider, mode) == ANSWERS
+    chat, stream = server.vertex_requests
+    assert (chat.path, stream.path) == (f"{PROJECT_PATH}:generateContent", f"{PROJECT_PATH}:streamGenerateContent")
+    [token] = server.issued  # one token for both calls: it is valid for an hour
+    assert all(seen.headers["authorization"] == f"Bearer {token}" and "x-goog-api-key" not in seen.headers
+               for seen in (chat, stream))
+    [grant] = server.grants  # a JWT signed with the file's key, for Vertex AI's scope
+    # google-auth's audience is Google's token endpoint, wherever the token_uri points
+    assert (grant["iss"], grant["aud"]) == (CLIENT_EMAIL, "https://oauth2.googleapis.com/token")
+    assert grant["scope"] == "https://www.googleapis.com/auth/cloud-platform"
+
+
+def test_a_google_auth_credentials_object(server: VertexServer, sa_file: Path) -> None:
+    from google.oauth2 import service_account
+
+    credentials = service_account.Credentials.from_service_account_file(
+        str(sa_file), scopes=["https://www.googleapis.com/auth/cloud-platform"])
+    provider = GeminiProvider(vertexai=True, project=PROJECT, location="us-central1", credentials=credentials,
+                              base_url=server.url)
+    assert provider.chat_completion(QUESTION).content == ANSWERS[0]
+    assert server.vertex_requests[0].headers["authorization"] == f"Bearer {server.issued[0]}"
+    pickled = pickle.dumps(provider)  # no credentials object in the pickle: no private key, no token
+    assert b"PRIVATE KEY" not in pickled and server.issued[0].encode() not in pickled
+    assert pickle.loads(pickled).backend.credentials is None
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_the_sdk_environment_variables_alone(server: VertexServer, sa_file: Path,
+                                              monkeypatch: pytest.MonkeyPatch, mode: str) -> None:
+    from core_gemini_plugin.plugin import SPEC, VERTEX_SPEC
+    from llm_core.registry import Registry
+
+    for name, value in {"GOOGLE_GENAI_USE_VERTEXAI": "True", "GOOGLE_CLOUD_PROJECT": PROJECT,
+                        "GOOGLE_CLOUD_LOCATION": "us-central1", "GOOGLE_APPLICATION_CREDENTIALS": str(sa_file),
+                        "GOOGLE_VERTEX_BASE_URL": server.url}.items():
+        monkeypatch.setenv(name, value)
+    registry = Registry()
+    registry.register(SPEC)
+    registry.register(VERTEX_SPEC)
+    assert SPEC.credentials_present() and VERTEX_SPEC.credentials_present()
+    provider = registry.get("gemini")
+    assert provider.api_key is None and provider.backend.vertexai
+    assert not provider.supports_feature(Feature.BATCH)
+    assert chat_and_stream(provider, mode) == ANSWERS
+    assert [seen.path for seen in server.vertex_requests] == [f"{PROJECT_PATH}:generateContent",
+                                                              f"{PROJECT_PATH}:streamGenerateContent"]
+    assert all(seen.headers["authorization"].startswith("Bearer ya29.loopback-token-")
+               for seen in server.vertex_requests)
+
+
+def test_an_expiring_token_is_refreshed(sa_file: Path, server: VertexServer) -> None:
+    server.expires_in = 5  # google-auth refreshes a token expiring within minutes: every call gets a new one
+    provider = VertexProvider(project=PROJECT, location="us-central1", credentials=sa_file, base_url=server.url)
+    provider.chat_completion(QUESTION)
+    provider.chat_completion(QUESTION)
+    assert len(server.issued) == 2
+    assert [seen.headers["authorization"] for seen in server.vertex_requests] == [
+        f"Bearer {token}" for token in server.issued]
+
+
+def test_a_developer_key_is_never_sent_to_vertex(server: VertexServer, sa_file: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without GOOGLE_GENAI_USE_VERTEXAI, GEMINI_API_KEY is a Developer API key: the ``vertex``
+    provider is not available on it alone, and with an ADC file it authenticates with that."""
+    from core_gemini_plugin.plugin import VERTEX_SPEC
+
+    monkeypatch.setenv("GEMINI_API_KEY", "AIza-developer-key-0123456789")
+    assert not VERTEX_SPEC.credentials_present()
+    provider = VertexProvider(base_url=server.url)
+    assert not provider.is_available()
+    with pytest.raises(ConfigurationError, match="no Vertex AI credentials for provider 'vertex'"):
+        provider.chat_completion(QUESTION)
+    assert server.requests == []
+    monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(sa_file))
+    assert VERTEX_SPEC.credentials_present()
+    assert VertexProvider(location="us-central1", base_url=server.url).chat_completion(QUESTION).content
+    [seen] = server.vertex_requests
+    assert "x-goog-api-key" not in seen.headers and seen.path == f"{PROJECT_PATH}:generateContent"
+
+
+def test_vertex_errors_are_mapped_and_the_token_is_kept_secret(server: VertexServer, sa_file: Path) -> None:
+    provider = VertexProvider(project=PROJECT, location="us-central1", credentials=sa_file, base_url=server.url,
+                              retry=fast_retry(Delays()))
+    provider.chat_completion(QUESTION)
+    token = server.issued[0]
+    server.faults.append((401, error_body(401, "UNAUTHENTICATED", f"token {token} was revoked")))
+    with pytest.raises(AuthenticationError) as caught:
+        provider.chat_completion(QUESTION)
+    assert caught.value.provider == "vertex" and caught.value.status_code == 401
+    shown = [str(caught.value), repr(caught.value), str(caught.value.__cause__), repr(caught.value.__cause__)]
+    assert not any(token in text for text in shown)
+    assert token not in repr(vars(provider))
+    server.faults.append((429, error_body(429, "RESOURCE_EXHAUSTED", "Quota exceeded.")))
+    assert provider.chat_completion(QUESTION).content == ANSWERS[0]  # retried once by the core's policy
+    server.faults.extend([(429, error_body(429, "RESOURCE_EXHAUSTED", "Quota exceeded."))] * 3)
+    with pytest.raises(RateLimitError):
+        provider.chat_completion(QUESTION)
+
+
+def test_a_refused_token_grant_is_an_authentication_error(server: VertexServer, sa_file: Path) -> None:
+    server.token_faults.append((400, {"error": "invalid_grant", "error_description": "Invalid JWT Signature."}))
+    provider = VertexProvider(project=PROJECT, location="us-central1", credentials=sa_file, base_url=server.url)
+    with pytest.raises(AuthenticationError, match="credentials are missing or invalid"):
+        provider.chat_completion(QUESTION)
+    assert server.vertex_requests == []
+
+
+@pytest.mark.parametrize(("config", "error", "message"), [
+    ({"vertex_project": "p"}, UnknownSettingError, "vertex_project is no longer read: .* project=..."),
+    ({"vertex_location": "europe-west4"}, UnknownSettingError, "location=..."),
+    ({"project": "p"}, ConfigurationError, "project only apply to Vertex AI"),
+    ({"vertexai": True, "project": "p", "credentials": "/no/such/file.json", "api_key": None},
+     ConfigurationError, "does not exist"),
+    ({"vertexai": "yes"}, ConfigurationError, "vertexai must be true or false"),
+])
+def test_settings_refused_before_anything_is_sent(config: dict[str, Any], error: type[Exception],
+                                                   message: str) -> None:
+    with pytest.raises(error, match=message):
+        GeminiProvider(**{"api_key": KEY, **config})
+
+
+def test_the_vertex_provider_refuses_the_developer_api_and_a_key_with_credentials(sa_file: Path) -> None:
+    with pytest.raises(ConfigurationError, match="always uses Vertex AI"):
+        VertexProvider(vertexai=False, project="p")
+    with pytest.raises(ConfigurationError, match="either credentials or an API key"):
+        VertexProvider(api_key=KEY, credentials=sa_file)
+
+
+def test_what_vertex_lacks_is_refused_with_the_reason(sa_file: Path) -> None:
+    provider = VertexProvider(project=PROJECT, credentials=sa_file)
+    assert provider.backend.location == "global"  # Vertex AI's default location, as google-genai's
+    assert Feature.BATCH not in provider.provider_spec.features and not provider.supports_batch()
+    assert provider.provider_spec.model("decisions-prerelease") is None  # decisions: structured output
+    with pytest.raises(UnsupportedFeatureError, match=r"batch is not offered on Vertex AI: .*Cloud Storage"):
+        provider.prepare_batch([{"custom_id": "a", "prompt": "hi"}])
+    from llm_core.builtin_tools import FileSearch
+
+    with pytest.raises(UnsupportedFeatureError, match="file_search is not offered on Vertex AI: file search stores"):
+        provider.chat_completion("hi", builtin_tools=[FileSearch(stores=["fileSearchStores/a"])])
+
+
+def test_the_developer_api_client_is_unchanged() -> None:
+    provider = GeminiProvider(api_key=KEY)
+    assert provider.client_arguments() == {"vertexai": False, "api_key": KEY}
+    assert provider.http_options().api_version == "v1" and provider.http_options().base_url is None
+    assert Feature.BATCH in provider.provider_spec.features
