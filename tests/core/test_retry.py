@@ -275,3 +275,60 @@ def test_retry_after_from_headers(headers: dict[str, str] | None, seconds: float
     from llm_core.retry import retry_after_from_headers
 
     assert retry_after_from_headers(headers, now=1795953600.0) == seconds
+
+
+def test_one_policy_serves_concurrent_threads_and_tasks_each_with_its_own_attempts() -> None:
+    """A policy builds its tenacity loop once; threads (sync) and tasks of one loop (async) that
+    retry through it at the same time each get their own attempt count and outcome."""
+    import asyncio
+    import pickle
+    import threading
+
+    policy = RetryPolicy(max_attempts=3, initial_delay=0.0, jitter=0.0, sleep=lambda _s: None)
+    attempts: dict[int, int] = {}
+    lock = threading.Lock()
+    barrier = threading.Barrier(8)
+
+    def flaky(worker: int) -> int:
+        with lock:
+            attempts[worker] = attempts.get(worker, 0) + 1
+            count = attempts[worker]
+        if count == 1:
+            barrier.wait(timeout=10)  # every worker is inside its first attempt at once
+        if count < 3:
+            raise ServerError("again", provider="fake", status_code=503)
+        return worker
+
+    results: list[int] = []
+    threads = [threading.Thread(target=lambda w=w: results.append(policy.call(flaky, w))) for w in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=10)
+    assert sorted(results) == list(range(8))
+    assert attempts == dict.fromkeys(range(8), 3)
+
+    async def yield_once(_seconds: float) -> None:
+        await asyncio.sleep(0)  # every waiting task lets the others run their attempts
+
+    async_policy = RetryPolicy(max_attempts=4, initial_delay=0.0, jitter=0.0, async_sleep=yield_once)
+    tries: dict[int, int] = {}
+
+    async def aflaky(task: int) -> int:
+        tries[task] = tries.get(task, 0) + 1
+        await asyncio.sleep(0)
+        if tries[task] <= task % 3:  # tasks fail 0, 1 or 2 times
+            raise ServerError("again", provider="fake", status_code=503)
+        return task
+
+    async def run_all() -> list[int]:
+        return await asyncio.gather(*(async_policy.acall(aflaky, t) for t in range(30)))
+
+    assert asyncio.run(run_all()) == list(range(30))
+    assert tries == {t: t % 3 + 1 for t in range(30)}
+    # the tenacity objects are rebuilt after pickling, not pickled
+    original = RetryPolicy(max_attempts=2)
+    assert original.call(lambda: "built") == "built"
+    copy = pickle.loads(pickle.dumps(original))
+    assert copy == original
+    assert copy.call(lambda: "ok") == "ok"

@@ -137,34 +137,41 @@ def refuse_surrogates(value: Any, where: str, provider: str) -> None:
     """Raise :class:`InvalidInputError` if any text in ``value`` (strings, inside mappings,
     lists and Pydantic models) holds a lone surrogate: such text cannot be encoded as UTF-8, so no
     provider can be sent it. The error names the place, starting with ``where``."""
-    found = _surrogate_at(value, where)
+    found = _surrogate_at(value)
     if found is not None:
+        place = where + "".join(reversed(found))
         raise InvalidInputError(
-            f"{found} contains a lone surrogate character (U+D800 to U+DFFF), which cannot be sent as UTF-8: "
+            f"{place} contains a lone surrogate character (U+D800 to U+DFFF), which cannot be sent as UTF-8: "
             "fix the text's decoding",
             provider=provider,
         )
 
 
-def _surrogate_at(value: Any, path: str) -> str | None:
+def _surrogate_at(value: Any) -> list[str] | None:
+    """The path to the first text in ``value`` that holds a lone surrogate, innermost step first
+    (built only when one is found), or ``None``."""
     if isinstance(value, str):
         try:
             value.encode("utf-8")
         except UnicodeEncodeError:
-            return path
+            return []
         return None
-    items: Iterable[tuple[str, Any]]
-    if isinstance(value, BaseModel):
-        items = ((f"{path}.{name}", item) for name, item in value)  # fields (and extras) with values
+    pairs: Iterable[tuple[Any, Any]]
+    # cheap checks first: most values are plain lists, models and leaves (the Mapping ABC is slow)
+    if isinstance(value, list | tuple):
+        pairs, step = enumerate(value), "[{}]"
+    elif isinstance(value, BaseModel):
+        pairs, step = value, ".{}"  # fields (and extras) with values
+    elif value is None or isinstance(value, int | float | bytes):
+        return None
     elif isinstance(value, Mapping):
-        items = ((f"{path}.{key}", part) for key, item in value.items() for part in (key, item))
-    elif isinstance(value, list | tuple):
-        items = ((f"{path}[{index}]", item) for index, item in enumerate(value))
+        pairs, step = ((key, part) for key, item in value.items() for part in (key, item)), ".{}"
     else:
         return None
-    for where, item in items:
-        found = _surrogate_at(item, where)
+    for label, item in pairs:
+        found = _surrogate_at(item)
         if found is not None:
+            found.append(step.format(label))
             return found
     return None
 

@@ -9,6 +9,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC
 from email.utils import parsedate_to_datetime
+from functools import cached_property
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from llm_core.errors import ConfigurationError, LLMError, RateLimitError
@@ -125,11 +126,36 @@ class RetryPolicy:
 
     def call(self, attempt: Callable[..., T], *args: Any) -> T:
         """Run ``attempt(*args)`` under this policy (attempt cap, waits, deadline)."""
-        return self.retrying()(attempt, *args)
+        return self._retrying(attempt, *args)
 
     async def acall(self, attempt: Callable[..., Awaitable[T]], *args: Any) -> T:
         """The async twin of :meth:`call`."""
-        return await self.async_retrying()(attempt, *args)
+        # a copy per call: tasks of one thread would share a single AsyncRetrying's loop state
+        return await self._async_retrying.copy()(attempt, *args)
+
+    @cached_property
+    def _retrying(self) -> tenacity.Retrying:
+        """This policy's ``Retrying``, built once and shared: tenacity keeps the state of a running
+        loop per thread, and each call's attempts in its own ``RetryCallState``."""
+        import tenacity
+
+        kwargs = self._tenacity_kwargs()
+        if self.sleep is not None:
+            kwargs["sleep"] = self.sleep
+        return tenacity.Retrying(**kwargs)
+
+    @cached_property
+    def _async_retrying(self) -> tenacity.AsyncRetrying:
+        import tenacity
+
+        kwargs = self._tenacity_kwargs()
+        if self.async_sleep is not None:
+            kwargs["sleep"] = self.async_sleep
+        return tenacity.AsyncRetrying(**kwargs)
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled without the tenacity objects built from the fields (rebuilt on first use)."""
+        return {name: value for name, value in self.__dict__.items() if name not in ("_retrying", "_async_retrying")}
 
     def _tenacity_kwargs(self) -> dict[str, Any]:
         import tenacity
@@ -148,23 +174,6 @@ class RetryPolicy:
             "retry": tenacity.retry_if_exception(self.should_retry),
             "reraise": True,
         }
-
-    def retrying(self) -> tenacity.Retrying:
-        """A tenacity ``Retrying`` for this policy."""
-        import tenacity
-
-        kwargs = self._tenacity_kwargs()
-        if self.sleep is not None:
-            kwargs["sleep"] = self.sleep
-        return tenacity.Retrying(**kwargs)
-
-    def async_retrying(self) -> tenacity.AsyncRetrying:
-        import tenacity
-
-        kwargs = self._tenacity_kwargs()
-        if self.async_sleep is not None:
-            kwargs["sleep"] = self.async_sleep
-        return tenacity.AsyncRetrying(**kwargs)
 
 
 def _finite(value: Any) -> bool:

@@ -200,8 +200,9 @@ class CallExecution(ProviderSettings):
         amount = prices.cost(counted, 1 if cost is Cost.IMAGE else 0, batch=batch)
         if amount is None:
             return result
-        priced = counted.model_copy(update={"cost": amount})
-        return result.model_copy(update={"usage": priced})  # type: ignore[attr-defined, no-any-return]
+        # the parser's fresh result takes the priced usage (a Usage is frozen: it is copied)
+        result.usage = counted.model_copy(update={"cost": amount})  # type: ignore[attr-defined]
+        return result
 
     def _failed(self, call: CallTrace, exc: Exception, *, will_retry: bool | None = None) -> LLMError:
         """``exc`` mapped to the taxonomy, reported to observers (the caller raises it)."""

@@ -8,7 +8,6 @@ it; SSE framing (line and event sizes, when each event completed); the time limi
 from __future__ import annotations
 
 import math
-import re
 import time
 import zlib
 from collections.abc import Iterable, Iterator
@@ -18,7 +17,6 @@ from llm_core.transport.limits import Limits, TransportLimitError
 
 #: Largest piece inflated at once: a bomb never allocates more than this beyond the limit.
 PIECE = 64 * 1024
-_LINE_END = re.compile(rb"\r\n|\r|\n")
 
 
 class BodyTimeout(Exception):
@@ -92,7 +90,8 @@ class BodyMeter:
         self._field = False  # the current event has a field (not only comments)
         self._line_start = True
         self._comment = False  # the current line is a comment (left out)
-        self._after_cr = False
+        self._after_cr = False  # the chunk ended in CR: a LF starting the next one ends no line
+        self._cr_comment = False  # the line that CR ended was a comment
 
     # time
 
@@ -156,45 +155,42 @@ class BodyMeter:
 
     def _scan(self, data: bytes) -> bytes:
         """SSE framing: line and event sizes, the time of each complete event; comment lines
-        (``: keep-alive``) are left out of what the SDK reads (not every SDK ignores them)."""
+        (``: keep-alive``) are left out of what the SDK reads (not every SDK ignores them).
+        The chunk is handed on as it came unless a comment line was left out of it."""
         kept: list[bytes] = []
-        position = 0
-        if self._after_cr and data.startswith(b"\n"):  # a CRLF split between two chunks
-            position = 1
-            if not self._comment:
+        dropped = False
+        lines = data
+        if self._after_cr and data.startswith(b"\n"):  # the LF of a CRLF split between two chunks
+            lines = data[1:]
+            if self._cr_comment:
+                dropped = True
+            else:
                 kept.append(b"\n")
-        self._after_cr = False
-        for end in _LINE_END.finditer(data, position):
-            self._line_bytes(data, position, end.start())
-            if not self._comment:
-                kept.append(data[position : end.end()])
-            self._line_end()
-            position = end.end()
-            self._after_cr = end.group() == b"\r" and position == len(data)
-        if position < len(data):
-            self._line_bytes(data, position, len(data))
-            if not self._comment:
-                kept.append(data[position:])
-        return b"".join(kept)
-
-    def _line_bytes(self, data: bytes, start: int, stop: int) -> None:
-        if start == stop:
-            return
-        if self._line_start:
-            self._line_start = False
-            self._comment = data[start] == ord(":")
-            if not self._comment:
-                self._field = True
-        size = stop - start
-        self._line += size
-        self._event += size
         limit = self.limits.max_event_bytes
-        if self._line > limit or self._event > limit:
-            raise TransportLimitError(
-                InvalidResponseError(
-                    f"one stream event is larger than max_event_bytes ({limit} bytes)", provider=self.limits.provider
-                )
-            )
+        for line in lines.splitlines(keepends=True):
+            content = line.rstrip(b"\r\n")
+            if content:
+                if self._line_start:
+                    self._line_start = False
+                    self._comment = content[0] == 0x3A  # ":"
+                    self._field = self._field or not self._comment
+                self._line += len(content)
+                self._event += len(content)
+                if self._line > limit or self._event > limit:
+                    raise TransportLimitError(
+                        InvalidResponseError(
+                            f"one stream event is larger than max_event_bytes ({limit} bytes)",
+                            provider=self.limits.provider,
+                        )
+                    )
+            if self._comment:
+                dropped = True
+            else:
+                kept.append(line)
+            if len(content) < len(line):  # the line ended
+                self._line_end()
+        self._after_cr = data.endswith(b"\r")
+        return b"".join(kept) if dropped else data
 
     def _line_end(self) -> None:
         if self._line == 0:  # a blank line ends the event
@@ -203,6 +199,7 @@ class BodyMeter:
                 self._due = time.monotonic() + self.limits.idle_timeout
             self._event = 0
             self._field = False
+        self._cr_comment = self._comment
         self._line = 0
         self._line_start = True
         self._comment = False
