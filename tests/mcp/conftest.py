@@ -40,11 +40,13 @@ def tools_server(ledger: Path) -> Iterator[MCPServer]:
     server.close()
 
 
-@pytest.fixture
-def http_url(ledger: Path) -> Iterator[str]:
-    """The URL of the tool server run over streamable HTTP on 127.0.0.1, stopped after the test."""
+@pytest.fixture(params=["http", "sse"])
+def http_url(request: pytest.FixtureRequest, ledger: Path) -> Iterator[str]:
+    """The URL of the tool server run over streamable HTTP (or HTTP+SSE: ``/sse``) on
+    127.0.0.1, stopped after the test."""
+    transport = request.param
     process = subprocess.Popen(
-        [sys.executable, *server_command("http", ledger)],
+        [sys.executable, *server_command(transport, ledger)],
         cwd=ROOT,
         env={"PYTHONPATH": PYTHONPATH, "PATH": "/usr/bin:/bin"},
         stdout=subprocess.PIPE,
@@ -54,7 +56,7 @@ def http_url(ledger: Path) -> Iterator[str]:
         assert process.stdout is not None
         port = process.stdout.readline().strip()  # the server prints its port, then serves
         assert port.isdigit(), f"the HTTP server did not start (exit {process.poll()})"
-        yield f"http://127.0.0.1:{port}/mcp"
+        yield f"http://127.0.0.1:{port}/{'mcp' if transport == 'http' else 'sse'}"
     finally:
         process.kill()
         process.wait(timeout=30)

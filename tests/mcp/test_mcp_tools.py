@@ -217,9 +217,10 @@ def test_async_conversations_use_the_server_concurrently(fake: FakeProvider, too
     assert results(fake, 1) == ["late", "late", "x"]
 
 
-def test_a_streamable_http_server(fake: FakeProvider, http_url: str) -> None:
-    server = MCPServer.http(http_url, headers={"Authorization": "Bearer sk-secret-123"}, timeout=30)
-    assert "sk-secret" not in repr(server) and repr(server) == "MCPServer('127.0.0.1', http)"
+def test_an_http_server(fake: FakeProvider, http_url: str) -> None:
+    kind = MCPServer.sse if http_url.endswith("/sse") else MCPServer.http
+    server = kind(http_url, headers={"Authorization": "Bearer sk-secret-123"}, timeout=30)
+    assert "sk-secret" not in repr(server) and repr(server) == f"MCPServer('127.0.0.1', {kind.__name__})"
     try:
         fake.script(calling(("add", {"a": 20, "b": 22})), FakeReply(content="42"))
         chat = fake.conversation(tools=[server])

@@ -1,8 +1,9 @@
 """A real MCP server (the MCP SDK's FastMCP, ``mcp.server.mcpserver.MCPServer`` in SDK 2.x) for
 the tests: ``python -m tests.mcp.tool_server stdio LEDGER`` speaks over stdin/stdout,
-``python -m tests.mcp.tool_server http LEDGER`` over streamable HTTP on 127.0.0.1 (a port the
-OS picks, printed as the first line of stdout). Every ``pay`` call appends a line to LEDGER, so
-that a test can count how often a tool really ran."""
+``python -m tests.mcp.tool_server http LEDGER`` over streamable HTTP (``sse``: the older
+HTTP+SSE transport) on 127.0.0.1 (a port the OS picks, printed as the first line of stdout).
+Every ``pay`` call appends a line to LEDGER, so that a test can count how often a tool really
+ran."""
 
 from __future__ import annotations
 
@@ -90,17 +91,17 @@ async def grow(ctx: Context) -> str:
     return "grown"
 
 
-def serve_http() -> None:
+def serve_http(transport: str) -> None:
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
     print(listener.getsockname()[1], flush=True)
-    app = server.streamable_http_app(host="127.0.0.1")
+    app = server.sse_app(host="127.0.0.1") if transport == "sse" else server.streamable_http_app(host="127.0.0.1")
     config = uvicorn.Config(app, log_level="warning", lifespan="on")
     asyncio.run(uvicorn.Server(config).serve(sockets=[listener]))
 
 
 if __name__ == "__main__":
-    if sys.argv[1] == "http":
-        serve_http()
+    if sys.argv[1] in ("http", "sse"):
+        serve_http(sys.argv[1])
     else:
         server.run()

@@ -12,11 +12,12 @@ import asyncio
 import concurrent.futures
 import contextlib
 import threading
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Mapping
 from typing import Any, TypeVar, cast
 
 import httpx2
 import mcp_types
+from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp_types import RequestParamsMeta
 from pydantic import ValidationError
@@ -29,6 +30,8 @@ T = TypeVar("T")
 
 #: A server that lists more pages of tools than this is refused (a cursor that never ends).
 MAX_PAGES = 100
+#: How long an HTTP server's event stream may stay silent (the MCP SDK's default).
+SSE_READ_TIMEOUT = 300.0
 #: How long closing waits for a server to go (the SDK ends a stdio process that does not exit).
 CLOSE_TIMEOUT = 10.0
 
@@ -65,12 +68,12 @@ LOOP = _LoopThread()
 class Connection:
     """A started server: its ``Client`` held open by a task until :meth:`close`."""
 
-    def __init__(self, name: str, target: StdioServerParameters | str, headers: dict[str, str], timeout: float) -> None:
+    def __init__(self, name: str, kind: str, target: Mapping[str, Any], timeout: float) -> None:
         self.name = name
         self.timeout = timeout
         self.tools_changed = False
+        self._kind = kind
         self._target = target
-        self._headers = headers
         self._client: Client | None = None
         self._stop = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
@@ -94,7 +97,8 @@ class Connection:
 
     async def _hold(self, started: asyncio.Future[None]) -> None:
         try:
-            async with Client(self._transport(), message_handler=self._on_message, cache=None) as client:
+            transport = open_transport(self._kind, self._target, self.timeout)
+            async with Client(transport, message_handler=self._on_message, cache=None) as client:
                 self._client = client
                 watcher = asyncio.create_task(self._watch(client))
                 started.set_result(None)
@@ -110,13 +114,6 @@ class Connection:
                 raise
         finally:
             self._client = None
-
-    def _transport(self) -> Any:
-        if isinstance(self._target, StdioServerParameters):
-            return stdio_client(self._target)
-        # no redirects: the headers (credentials) go to the configured host only
-        client = httpx2.AsyncClient(headers=self._headers, timeout=self.timeout, follow_redirects=False)
-        return streamable_http_client(self._target, http_client=client)
 
     async def _watch(self, client: Client) -> None:
         """Note when the server says its tools changed: a server of the 2026-07-28 protocol
@@ -189,6 +186,31 @@ class Connection:
             done, _ = await asyncio.wait({self._task}, timeout=CLOSE_TIMEOUT)
             if not done:
                 self._task.cancel()
+
+
+def open_transport(kind: str, target: Mapping[str, Any], timeout: float) -> Any:
+    """The SDK's transport to a server (``kind``: ``stdio``, ``http``, ``sse``): an async
+    context manager of its message streams."""
+    if kind == "stdio":
+        return stdio_client(StdioServerParameters(**target))
+    headers = dict(target["headers"])
+    if kind == "sse":
+        url = target["url"]
+        return sse_client(url, headers, timeout, SSE_READ_TIMEOUT, httpx_client_factory=_http_client)
+    return streamable_http_client(target["url"], http_client=_http_client(headers, _http_timeout(timeout)))
+
+
+def _http_timeout(timeout: float) -> httpx2.Timeout:
+    # a server's event stream may be quiet for long; each request has its own deadline (timeout)
+    return httpx2.Timeout(timeout, read=max(timeout, SSE_READ_TIMEOUT))
+
+
+def _http_client(
+    headers: dict[str, str] | None = None, timeout: httpx2.Timeout | None = None, auth: httpx2.Auth | None = None
+) -> httpx2.AsyncClient:
+    """An HTTP client that follows no redirect: the headers (credentials) go to the configured
+    host only."""
+    return httpx2.AsyncClient(headers=headers, timeout=timeout, auth=auth, follow_redirects=False)
 
 
 def _describe(error: BaseException) -> str:

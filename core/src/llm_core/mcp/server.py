@@ -33,19 +33,18 @@ _LIVE: weakref.WeakSet[MCPServer] = weakref.WeakSet()
 class MCPServer:
     """An MCP server whose tools a conversation offers the model (``tools=[..., server]``).
 
-    Made with :meth:`stdio` or :meth:`http`; started when a conversation first needs its tools,
-    closed by :meth:`close` (a conversation's ``close()`` / ``with`` block, and at exit). Its
-    tools are listed once and again only after the server says they changed. ``timeout``
-    bounds listing and each call, ``start_timeout`` starting (the process, the handshake):
-    past them :class:`~llm_core.mcp.MCPTimeoutError`.
-    ``prefix`` is put before each tool's name (tool names must be unique in a conversation).
-    ``requires_approval``: True for every tool, or the names (without prefix) of those whose
-    calls wait for ``chat.approve``."""
+    Made with :meth:`stdio`, :meth:`http` or :meth:`sse`; started when a conversation first
+    needs its tools, closed by :meth:`close` (a conversation's ``close()`` / ``with`` block, and
+    at exit). Its tools are listed once, and again only after the server says they changed.
+    ``timeout`` bounds listing and each call, ``start_timeout`` starting (the process, the
+    handshake): past them :class:`~llm_core.mcp.MCPTimeoutError`. ``prefix`` is put before each
+    tool's name (tool names must be unique in a conversation). ``requires_approval``: True for
+    every tool, or the names (without prefix) of those whose calls wait for ``chat.approve``."""
 
     def __init__(
         self,
         name: str,
-        transport: Literal["stdio", "http"],
+        transport: Literal["stdio", "http", "sse"],
         target: Mapping[str, Any],
         *,
         prefix: str = "",
@@ -125,15 +124,45 @@ class MCPServer:
         """A server at ``url``, spoken to over streamable HTTP; ``headers`` (e.g.
         ``Authorization``) go with every request to that host only (redirects are not
         followed). ``name`` defaults to the URL's host."""
+        return cls._remote("http", url, headers, name, prefix, timeout, start_timeout, requires_approval)
+
+    @classmethod
+    def sse(
+        cls,
+        url: str,
+        *,
+        headers: Mapping[str, str] | None = None,
+        name: str | None = None,
+        prefix: str = "",
+        timeout: float = 30.0,
+        start_timeout: float = 60.0,
+        requires_approval: bool | Collection[str] = False,
+    ) -> MCPServer:
+        """A server at ``url`` spoken to over the older HTTP+SSE transport (servers that do not
+        offer streamable HTTP yet); otherwise as :meth:`http`."""
+        return cls._remote("sse", url, headers, name, prefix, timeout, start_timeout, requires_approval)
+
+    @classmethod
+    def _remote(
+        cls,
+        transport: Literal["http", "sse"],
+        url: str,
+        headers: Mapping[str, str] | None,
+        name: str | None,
+        prefix: str,
+        timeout: float,
+        start_timeout: float,
+        requires_approval: bool | Collection[str],
+    ) -> MCPServer:
         parts = urlsplit(url) if isinstance(url, str) else None
         if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
-            raise InvalidInputError(f"MCPServer.http: url must be an http(s) URL, got {url!r}")
+            raise InvalidInputError(f"MCPServer.{transport}: url must be an http(s) URL, got {url!r}")
         if headers is not None and not all(isinstance(k, str) and isinstance(v, str) for k, v in headers.items()):
-            raise InvalidInputError("MCPServer.http: headers must map strings to strings")
+            raise InvalidInputError(f"MCPServer.{transport}: headers must map strings to strings")
         target = {"url": url, "headers": dict(headers or {})}
         return cls(
             name or parts.hostname,
-            "http",
+            transport,
             target,
             prefix=prefix,
             timeout=timeout,
@@ -186,14 +215,7 @@ class MCPServer:
         if self._connection is not None:
             connection.run(self._connection.close, connection.CLOSE_TIMEOUT + 5, self._name)
         self._connection, self._tools = None, None
-        target = self._target
-        if self.transport == "stdio":
-            from mcp import StdioServerParameters
-
-            where: Any = StdioServerParameters(**target)
-        else:
-            where = target["url"]
-        live = connection.Connection(self._name, where, target.get("headers") or {}, self.timeout)
+        live = connection.Connection(self._name, self.transport, self._target, self.timeout)
         connection.run(lambda: live.start(self.start_timeout), self.start_timeout + 5, self._name)
         self._connection = live
         _LIVE.add(self)
