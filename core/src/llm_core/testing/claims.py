@@ -8,12 +8,13 @@ from contextlib import contextmanager
 from typing import Any
 
 from llm_core import capabilities
-from llm_core.features import Feature
+from llm_core.features import BUILTIN_TOOLS, CHAT_OPTIONS, Feature
 from llm_core.messages import ChatMessage
 from llm_core.operation import CHAT_HOOKS, Operation
 from llm_core.operations import OPERATIONS, Operations
 from llm_core.provider import BaseProvider
 from llm_core.testing import scenarios as sc
+from llm_core.tools import ToolSpec
 
 # -- what each claim requires of the class, from the operation declarations -----------------
 
@@ -23,7 +24,7 @@ _DECIDE = Operations.decide
 #: only where a model has native decisions (:data:`NATIVE_DECISION_HOOKS`): the others are
 #: answered through structured output.
 REQUIRED_HOOKS: dict[Feature, tuple[str, ...]] = {
-    Feature.THINKING: CHAT_HOOKS,
+    **dict.fromkeys(CHAT_OPTIONS, CHAT_HOOKS),  # thinking, built-in and custom tools
     Feature.DOCUMENTS: CHAT_HOOKS,
     **{op.feature: tuple(op.hooks) for op in OPERATIONS if op is not _DECIDE},
 }
@@ -48,12 +49,26 @@ def _probe(op: Operation) -> Callable[[Any, str | None], Any]:
     return lambda api, model: getattr(api, op.name)(*args, **{**options, "model": model})
 
 
+#: The settings a built-in tool cannot go without, for its probe.
+_BUILTIN_SETTINGS: dict[Feature, dict[str, Any]] = {
+    Feature.FILE_SEARCH: {"stores": ["store"]},
+    Feature.REMOTE_MCP: {"server_label": "probe", "server_url": "https://mcp.example.org/mcp"},
+}
+
+
+def _builtin_probe(feature: Feature) -> Callable[[Any, str | None], Any]:
+    tool = {"type": feature.value, **_BUILTIN_SETTINGS.get(feature, {})}
+    return lambda api, model: api.chat_completion("Hello.", model=model, builtin_tools=[tool])
+
+
 #: One call per feature, made with a model that lacks it: it must be refused before sending
 #: (each operation's example; thinking and documents as options of a chat).
 FEATURE_PROBES: dict[Feature, Callable[[Any, str | None], Any]] = {
     **{op.feature: _probe(op) for op in reversed(OPERATIONS)},  # the first operation of a feature wins
     Feature.THINKING: lambda api, m: api.chat_completion("Hello.", model=m, thinking=True),
     Feature.DOCUMENTS: lambda api, m: api.chat_completion([sc.document_message()], model=m),
+    **{feature: _builtin_probe(feature) for feature in BUILTIN_TOOLS},
+    Feature.CUSTOM_TOOLS: lambda api, m: api.chat_completion_with_tools("Hello.", [ToolSpec.custom("calc")], model=m),
 }
 
 #: Invalid inputs (what, the feature it needs, the call): each must raise InvalidInputError unsent.
