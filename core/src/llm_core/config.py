@@ -7,8 +7,6 @@ API keys are wrapped in :class:`Secret`, whose ``repr`` and ``str`` never show t
 
 from __future__ import annotations
 
-import difflib
-import hmac
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
@@ -53,6 +51,8 @@ class Secret:
         return "**********"
 
     def __eq__(self, other: object) -> bool:
+        import hmac  # on the first comparison: start-up does without it (and hashlib under it)
+
         return isinstance(other, Secret) and hmac.compare_digest(other._value.encode(), self._value.encode())
 
     def __hash__(self) -> int:
@@ -249,6 +249,8 @@ def check_names(
     if not unknown:
         return
     name = unknown[0]
+    import difflib  # only for a misspelt name
+
     close = difflib.get_close_matches(name, valid_names, n=1)
     hint = f"; did you mean {close[0]!r}?" if close else ""
     raise error(f"unknown {what} {name!r}{where}{hint} (valid: {', '.join(valid_names) or 'none'})", provider=provider)

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import secrets
 import stat
 from pathlib import Path
 from typing import Any
@@ -85,6 +84,8 @@ def write_private_file(path: Path, text: str) -> None:
     beside it gets a fresh name and is created with ``O_EXCL | O_NOFOLLOW``: a file or a symlink
     planted there is never written through."""
     path.parent.mkdir(parents=True, exist_ok=True)
+    import secrets  # with the first write: start-up does without it (and hashlib under it)
+
     temporary = path.with_name(f".{path.name}.{secrets.token_hex(8)}.tmp")
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
     descriptor = os.open(temporary, flags, 0o600)
