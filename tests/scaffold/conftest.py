@@ -227,7 +227,7 @@ def wheels(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
 
 @pytest.fixture(scope="module")
 def wheels_venv(tmp_path_factory: pytest.TempPathFactory, wheels: list[Path]) -> FreshVenv:
-    requirements = ["hatchling", *project_requirements(ROOT / "core" / "pyproject.toml", EXTRAS)]
+    requirements = ["hatchling", "pytest", *project_requirements(ROOT / "core" / "pyproject.toml", EXTRAS)]
     for plugin in PROJECTS[1:]:
         requirements += project_requirements(plugin / "pyproject.toml")
     house = tmp_path_factory.mktemp("plugin-wheelhouse")

@@ -9,6 +9,8 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+from tests.testing_kit.user_project import RESOLVER, USERS_OWN_SOCKETS
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -47,3 +49,16 @@ def test_the_pytest_plugin_is_installed(wheels_venv: Any) -> None:
     code = "import importlib.metadata as m; print([e.value for e in m.entry_points(group='pytest11')])"
     result = wheels_venv.run(str(wheels_venv.python), "-c", code)
     assert "'llm_core.testing.pytest_plugin'" in result.stdout  # (anyio, from the SDKs, has one too)
+
+
+def test_a_users_own_tests_pass_with_llm_core_installed(wheels_venv: Any, tmp_path: Path) -> None:
+    """Installing llm-core changes nothing in a user's pytest: a test that resolves its service's
+    host name and talks to it on loopback passes; the guard is there when asked for."""
+    wheels_venv.pip_install("pytest")
+    (tmp_path / "conftest.py").write_text(RESOLVER, encoding="utf-8")
+    (tmp_path / "test_my_service.py").write_text(USERS_OWN_SOCKETS, encoding="utf-8")
+    pytest = [str(wheels_venv.python), "-m", "pytest", "-p", "no:cacheprovider", "-q"]
+    plain = wheels_venv.run(*pytest, cwd=tmp_path)
+    assert plain.returncode == 0 and "1 passed" in plain.stdout, plain.stdout + plain.stderr
+    guarded = wheels_venv.run(*pytest, "--llm-block-network", cwd=tmp_path)
+    assert guarded.returncode == 0 and "1 passed" in guarded.stdout, guarded.stdout + guarded.stderr

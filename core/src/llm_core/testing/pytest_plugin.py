@@ -1,16 +1,24 @@
 """The llm-core pytest plugin (entry point ``pytest11``, loaded wherever llm-core is installed).
 
-Fixtures:
+It changes nothing in a test run unless asked. Fixtures:
 
 - ``test_provider``: a fresh :class:`~llm_core.testing.TestProvider`.
 - ``llm_registry``: the process-wide registry with ``override(test_provider)`` active for the
   test, so code that calls ``get_registry().select(...)``, ``get(...)`` or a router gets the
   test provider.
 
-The network guard: a test that opens a connection to anything but the local machine fails, with
-the host it tried, so a test cannot reach a real provider by accident. Mark a test with
-``@pytest.mark.llm_network`` to allow it, or switch the guard off for a run with
-``--llm-allow-network`` (or ``llm_core_network_guard = false`` in the pytest ini options).
+The network guard, off unless switched on by ``--llm-block-network``, the ini option
+``llm_core_block_network`` or the marker ``@pytest.mark.llm_block_network``:
+
+- ``true`` (or ``providers``): a model request that llm-core's transport
+  (:mod:`llm_core.transport`) would send to a host other than this machine fails the test,
+  naming the host. Replayed cassettes and fake transports open no connection and pass; the
+  test's own sockets and name look-ups are left alone.
+- ``all``: every connection and host-name look-up beyond this machine fails the test (a suite
+  that must stay offline, such as llm-core's own).
+
+A refused attempt fails the test even when the code under test caught the error. A test marked
+``@pytest.mark.llm_network``, or a run with ``--llm-allow-network``, has no guard.
 """
 
 from __future__ import annotations
@@ -23,49 +31,104 @@ from typing import Any
 import pytest
 
 from llm_core.testing.kit import TestProvider
+from llm_core.transport.limits import SENDING
 
-MARK = "llm_network"
+ALLOW_MARK = "llm_network"
+BLOCK_MARK = "llm_block_network"
+INI = "llm_core_block_network"
+PROVIDERS, ALL = "providers", "all"
+_SCOPES = {"true": PROVIDERS, "yes": PROVIDERS, "on": PROVIDERS, "1": PROVIDERS, PROVIDERS: PROVIDERS, ALL: ALL}
+_OFF = {"false", "no", "off", "0", ""}
 _LOCAL_NAMES = {"localhost", "localhost.localdomain", "ip6-localhost", ""}
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    parser.addoption("--llm-allow-network", action="store_true", help="llm-core: let tests open non-local connections")
-    parser.addini("llm_core_network_guard", "llm-core: fail tests that open non-local connections", default="true")
+    group = parser.getgroup("llm-core")
+    group.addoption(
+        "--llm-block-network",
+        action="store_true",
+        help="llm-core: fail tests whose model requests (through llm-core's transport) leave this machine",
+    )
+    group.addoption(
+        "--llm-allow-network", action="store_true", help="llm-core: no network guard, whatever the ini or markers say"
+    )
+    parser.addini(
+        INI,
+        "llm-core network guard: false (default); true: model requests through llm-core's transport may not "
+        "leave this machine; all: no connection or host-name look-up may",
+        default="false",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", f"{MARK}: the test may open connections beyond the local machine")
+    config.addinivalue_line("markers", f"{ALLOW_MARK}: no llm-core network guard for this test")
+    config.addinivalue_line(
+        "markers",
+        f"{BLOCK_MARK}(scope='providers'): the llm-core network guard for this test ('all': every connection)",
+    )
+
+
+def parse_scope(value: Any, where: str) -> str | None:
+    """``providers``, ``all`` or ``None`` (off) from an ini value or a marker argument."""
+    text = str(value).strip().lower()
+    if text in _OFF:
+        return None
+    if text not in _SCOPES:
+        raise pytest.UsageError(f"{where}: {value!r} is not one of false, true, providers, all")
+    return _SCOPES[text]
+
+
+def guard_scope(item: pytest.Item) -> str | None:
+    """The guard for ``item``: ``providers``, ``all``, or ``None`` (off)."""
+    config = item.config
+    if config.getoption("llm_allow_network") or item.get_closest_marker(ALLOW_MARK):
+        return None
+    marker = item.get_closest_marker(BLOCK_MARK)
+    if marker is not None:
+        return parse_scope(marker.args[0] if marker.args else PROVIDERS, f"@pytest.mark.{BLOCK_MARK}")
+    scope = parse_scope(config.getini(INI), f"the ini option {INI}")
+    if scope is None and config.getoption("llm_block_network"):
+        return PROVIDERS
+    return scope
 
 
 def _is_local(host: Any) -> bool:
-    if not isinstance(host, str) or host in _LOCAL_NAMES:
+    if not isinstance(host, str) or host.lower() in _LOCAL_NAMES or host.lower().endswith(".localhost"):
         return True
     try:
-        address = ipaddress.ip_address(host.split("%")[0])
+        address = ipaddress.ip_address(host.strip("[]").split("%")[0])
     except ValueError:
         return False
     return address.is_loopback or address.is_unspecified
 
 
-def guard_message(attempts: list[str]) -> str:
+def guard_message(attempts: list[str], scope: str) -> str:
+    what = "sent a model request to" if scope == PROVIDERS else "tried to reach"
     return (
-        f"llm-core network guard: the test tried to reach {', '.join(dict.fromkeys(attempts))}; "
-        f"mark it with @pytest.mark.{MARK} to allow network access"
+        f"llm-core network guard: the test {what} {', '.join(dict.fromkeys(attempts))}; "
+        f"mark it with @pytest.mark.{ALLOW_MARK} (or run with --llm-allow-network, e.g. to record cassettes) "
+        "to allow network access"
     )
 
 
 class NetworkGuard:
-    """Refuses non-local connections and name look-ups, and remembers each attempt."""
+    """Refuses what its scope covers, and remembers each attempt."""
 
-    def __init__(self) -> None:
+    def __init__(self, scope: str) -> None:
+        self.scope = scope
         self.attempts: list[str] = []
 
     def check(self, host: Any, port: Any = None) -> None:
+        if self.scope == PROVIDERS:
+            sending = SENDING.get()  # set while llm-core's transport opens a model request's connection
+            if sending is None:
+                return
+            host, port = sending
         if _is_local(host):
             return
         where = f"{host}:{port}" if port is not None else str(host)
         self.attempts.append(where)
-        raise ConnectionRefusedError(guard_message([where]))
+        raise ConnectionRefusedError(guard_message([where], self.scope))
 
 
 _GUARD = pytest.StashKey[NetworkGuard]()
@@ -73,11 +136,10 @@ _GUARD = pytest.StashKey[NetworkGuard]()
 
 @pytest.fixture(autouse=True)
 def _llm_core_network_guard(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
-    config = request.config
-    enabled = str(config.getini("llm_core_network_guard")).lower() not in ("false", "0", "no", "off")
-    if not enabled or config.getoption("--llm-allow-network") or request.node.get_closest_marker(MARK):
+    scope = guard_scope(request.node)
+    if scope is None:
         return
-    guard = NetworkGuard()
+    guard = NetworkGuard(scope)
     request.node.stash[_GUARD] = guard
     connect, connect_ex, getaddrinfo = socket.socket.connect, socket.socket.connect_ex, socket.getaddrinfo
 
@@ -107,7 +169,7 @@ def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
     result = yield
     guard = item.stash.get(_GUARD, None)
     if guard is not None and guard.attempts:
-        pytest.fail(guard_message(guard.attempts), pytrace=False)
+        pytest.fail(guard_message(guard.attempts, guard.scope), pytrace=False)
     return result
 
 

@@ -23,7 +23,7 @@ import httpx2
 
 from llm_core.errors import InvalidResponseError, ProviderTimeoutError
 from llm_core.transport.body_meter import BodyMeter, BodyTimeout
-from llm_core.transport.limits import OPENED_BODIES, Limits, TransportLimitError
+from llm_core.transport.limits import OPENED_BODIES, SENDING, Limits, TransportLimitError
 from llm_core.transport.loop_pools import LoopPools
 
 REDIRECTS = frozenset({301, 302, 303, 307, 308})
@@ -157,7 +157,11 @@ class GuardedTransport(httpx2.BaseTransport):
 
     def handle_request(self, request: httpx2.Request) -> httpx2.Response:
         started = _prepare(request)
-        response = self._inner(request.url).handle_request(request)
+        sending = SENDING.set((request.url.host, request.url.port))
+        try:
+            response = self._inner(request.url).handle_request(request)
+        finally:
+            SENDING.reset(sending)
         try:
             meter = _checked(self.limits, request, response, started)
         except (TransportLimitError, httpx2.TimeoutException):
@@ -251,6 +255,7 @@ class AsyncGuardedTransport(httpx2.AsyncBaseTransport):
         started = _prepare(request)
         inner = await self._inner(request.url)
         opening = asyncio.timeout(self.limits.timeout)
+        sending = SENDING.set((request.url.host, request.url.port))
         try:
             async with opening:
                 response = await inner.handle_async_request(request)
@@ -259,6 +264,8 @@ class AsyncGuardedTransport(httpx2.AsyncBaseTransport):
                 message = f"the answer was not complete within the timeout of {self.limits.timeout:g} s"
                 raise LimitTimeout(message, request, self.limits.provider) from None
             raise
+        finally:
+            SENDING.reset(sending)
         try:
             meter = _checked(self.limits, request, response, started)
         except (TransportLimitError, httpx2.TimeoutException):

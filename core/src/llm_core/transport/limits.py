@@ -91,6 +91,12 @@ class _Closable(Protocol):
     async def aclose(self) -> None: ...
 
 
+#: ``(host, port)`` of the request a guarded client is sending, while its transport opens the
+#: connection (the pytest plugin's network guard reads it to refuse only model traffic).
+SENDING: contextvars.ContextVar[tuple[str, int | None] | None] = contextvars.ContextVar(
+    "llm_core_sending", default=None
+)
+
 #: While a :class:`ClosingStream` reads, the response bodies the guarded async client opens.
 OPENED_BODIES: contextvars.ContextVar[list[_Closable] | None] = contextvars.ContextVar(
     "llm_core_opened_bodies", default=None
