@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import io
 import json
 import os
 import pickle
@@ -292,3 +293,29 @@ def test_a_server_left_open_stops_when_the_process_exits(ledger: Path) -> None:
         time.sleep(0.05)
     assert not _alive(pid)
 
+
+
+def test_llm_core_prompt_and_chat_take_mcp_servers(
+    ledger: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from llm_core.cli.main import main
+    from llm_core.registry import Registry
+    from llm_core.specs import ProviderSpec
+    from llm_core.testing import fake_spec
+
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    model = FakeProvider()
+    registry = Registry(strict=False)
+    spec = fake_spec("fake")
+    registry.register(ProviderSpec(spec.identifier, spec.name, spec.features, lambda **_c: model, spec.models))
+    monkeypatch.setattr("llm_core.registry.get_registry", lambda: registry)
+    monkeypatch.chdir(ROOT)  # the server is run as a module of the tests package
+    command = f"{sys.executable} -m tests.mcp.tool_server stdio {ledger}"
+    model.script(calling(("add", {"a": 1, "b": 2})), FakeReply(content="3"))
+    assert main(["prompt", "-p", "fake", "--mcp", command, "1 + 2?"]) == 0
+    model.script(calling(("echo", {"text": "hi"})), FakeReply(content="hi"))
+    monkeypatch.setattr("sys.stdin", io.StringIO("Say hi\nexit\n"))
+    assert main(["chat", "-p", "fake", "--mcp", command]) == 0
+    assert results(model, 1) == ["3"] and results(model, 3) == ["hi"]
+    assert capsys.readouterr().out.splitlines() == ["[tool] add(a=1, b=2)", "3", "[tool] echo(text='hi')", "hi"]
+    assert main(["prompt", "-p", "fake", "--mcp", "  ", "hi"]) == 2

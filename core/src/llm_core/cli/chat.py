@@ -1,5 +1,5 @@
-"""``llm-core chat``: the interactive conversation, and the ``--functions`` tools it shares with
-``prompt``.
+"""``llm-core chat``: the interactive conversation, and the ``--functions`` and ``--mcp`` tools it
+shares with ``prompt``.
 
 At a terminal the input line is edited with prompt_toolkit when it is installed (the ``cli``
 extra: ``pip install 'llm-core[cli]'``), else with the standard ``readline``; either way the lines typed are kept in
@@ -15,6 +15,7 @@ import argparse
 import importlib.util
 import inspect
 import os
+import shlex
 import sys
 import types
 from collections.abc import Callable
@@ -62,6 +63,22 @@ def load_functions(source: str) -> list[Callable[..., Any]]:
     return found
 
 
+def mcp_servers(commands: list[str] | None) -> list[Any]:
+    """``--mcp "COMMAND ARGS"`` (each): an MCP server run over stdio, stopped when the command
+    exits."""
+    if not commands:
+        return []
+    from llm_core.mcp import MCPServer
+
+    servers = []
+    for command in commands:
+        words = shlex.split(command)
+        if not words:
+            raise InvalidInputError('--mcp: give the command that runs the server, e.g. --mcp "python server.py"')
+        servers.append(MCPServer.stdio(words[0], words[1:]))
+    return servers
+
+
 def _module(path: Path) -> types.ModuleType:
     spec = importlib.util.spec_from_file_location(f"llm_core_functions_{path.stem}", path)
     if spec is None or spec.loader is None:
@@ -81,10 +98,10 @@ def run(args: argparse.Namespace) -> int:
     (logged, and left out of what the model sees next), not the chat."""
     from llm_core.cli.lines import LineReader, lines_of
     from llm_core.cli.options import call_setup, user_message
-    from llm_core.cli.prompting import as_messages, chosen_provider, conversation_history, wants_stream
+    from llm_core.cli.prompting import as_messages, chosen_provider, conversation_history, tools_of, wants_stream
 
     setup = call_setup(args)
-    tools = load_functions(args.functions) if args.functions else []
+    tools = tools_of(args)
     cid, earlier = conversation_history(args)
     provider = chosen_provider(args, setup)
     chat = provider.conversation(tools=tools, messages=as_messages(earlier), **setup.options)

@@ -54,6 +54,12 @@ def add_call_options(parser: argparse.ArgumentParser) -> None:
         metavar="FILE_OR_CODE",
         help="Python functions the model may call as tools: a .py file, or the code itself",
     )
+    parser.add_argument(
+        "--mcp",
+        action="append",
+        metavar='"COMMAND ARGS"',
+        help="an MCP server run over stdio: the model may call its tools (repeatable; the mcp extra)",
+    )
     parser.add_argument("--think", action="store_true", help="ask for thinking and show it apart")
     parser.add_argument("--temperature", type=float)
     parser.add_argument("--max-tokens", type=int)
@@ -159,7 +165,7 @@ def call_setup(args: argparse.Namespace, *extra: Feature) -> CallSetup:
     model = resolve_alias(args.model) if args.model else None
     if model:
         options["model"] = model
-    if args.functions:
+    if args.functions or args.mcp:
         features.append(Feature.TOOLS)
     return CallSetup(model, list(dict.fromkeys(features)), options, parts, api_key(args.key))
 

@@ -87,9 +87,10 @@ def chosen_provider(args: argparse.Namespace, setup: CallSetup) -> Any:
 
 
 def tools_of(args: argparse.Namespace) -> list[Any]:
-    from llm_core.cli.chat import load_functions
+    """``--functions`` and ``--mcp``: the tools of the call."""
+    from llm_core.cli.chat import load_functions, mcp_servers
 
-    return load_functions(args.functions) if args.functions else []
+    return [*(load_functions(args.functions) if args.functions else []), *mcp_servers(args.mcp)]
 
 
 def cmd_prompt(args: argparse.Namespace) -> int:

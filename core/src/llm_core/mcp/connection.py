@@ -11,9 +11,10 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import sys
 import threading
 from collections.abc import Callable, Coroutine, Mapping
-from typing import Any, TypeVar, cast
+from typing import Any, TextIO, TypeVar, cast
 
 import httpx2
 import mcp_types
@@ -192,12 +193,22 @@ def open_transport(kind: str, target: Mapping[str, Any], timeout: float) -> Any:
     """The SDK's transport to a server (``kind``: ``stdio``, ``http``, ``sse``): an async
     context manager of its message streams."""
     if kind == "stdio":
-        return stdio_client(StdioServerParameters(**target))
+        return stdio_client(StdioServerParameters(**target), errlog=_server_errors())
     headers = dict(target["headers"])
     if kind == "sse":
         url = target["url"]
         return sse_client(url, headers, timeout, SSE_READ_TIMEOUT, httpx_client_factory=_http_client)
     return streamable_http_client(target["url"], http_client=_http_client(headers, _http_timeout(timeout)))
+
+
+def _server_errors() -> TextIO:
+    """Where a stdio server's stderr goes: ours, or the process's own when ours is no file (a
+    notebook's, a captured one), since the server process needs a file descriptor."""
+    try:
+        sys.stderr.fileno()
+    except (AttributeError, OSError, ValueError):
+        return sys.__stderr__ or sys.stderr
+    return sys.stderr
 
 
 def _http_timeout(timeout: float) -> httpx2.Timeout:

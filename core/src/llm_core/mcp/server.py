@@ -89,15 +89,16 @@ class MCPServer:
         requires_approval: bool | Collection[str] = False,
     ) -> MCPServer:
         """A server run as ``command args`` and spoken to over its stdin/stdout; ``env`` is
-        added to the MCP SDK's default environment of the process. ``name`` (default: the last
-        argument's or the command's base name) names it in errors and traces."""
+        added to the MCP SDK's default environment of the process. ``name`` (default: the
+        command's base name, or for a launcher such as ``python``, ``npx`` or ``uvx`` the
+        script, module or package it runs) names it in errors and traces."""
         if not isinstance(command, str) or not command.strip():
             raise InvalidInputError("MCPServer.stdio: command must be a non-empty string")
         if isinstance(args, str) or not all(isinstance(a, str) for a in args):
             raise InvalidInputError("MCPServer.stdio: args must be a list of strings")
         if env is not None and not all(isinstance(k, str) and isinstance(v, str) for k, v in env.items()):
             raise InvalidInputError("MCPServer.stdio: env must map strings to strings")
-        default = Path(list(args)[-1] if args else command).name.removesuffix(".py")
+        default = _stdio_name(command, list(args))
         target = {"command": command, "args": list(args), "env": dict(env) if env else None, "cwd": cwd}
         return cls(
             name or default,
@@ -233,6 +234,18 @@ class MCPServer:
 
         call.__name__ = remote
         return call
+
+
+#: Commands that run the server named by their first argument that is not an option.
+_LAUNCHERS = ("python", "node", "npx", "uvx", "uv", "bun", "bunx", "deno", "pipx")
+
+
+def _stdio_name(command: str, args: list[str]) -> str:
+    name = Path(command).name
+    if name.startswith(_LAUNCHERS):
+        run = next((a for a in args if not a.startswith("-") and a != "run"), name)
+        name = Path(run).name
+    return name.removesuffix(".py") or command
 
 
 @atexit.register
