@@ -29,6 +29,8 @@ FOLDER = Path(
 OPENAI = FOLDER / "pydantic-ai/tests/models/cassettes/test_openai_responses"
 GEMINI = FOLDER / "pydantic-ai/tests/models/cassettes/test_google"
 GEMINI_CODE = FOLDER / "pydantic-ai/tests/models/google/cassettes/test_code_execution"
+#: The image generation tool is in the older set beside the folder (the same project's recordings).
+OPENAI_IMAGES = FOLDER.parent / "tests/models/cassettes/test_openai_responses"
 KEY = "test-key-not-a-secret"
 
 needs_recordings = pytest.mark.skipif(not FOLDER.is_dir(), reason=f"the built-in tool recordings are not at {FOLDER}")

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from llm_core.builtin_tools import CodeExecution, FileSearch, RemoteMCP, WebSearch
+from llm_core.builtin_tools import CodeExecution, FileSearch, ImageGeneration, RemoteMCP, WebSearch
 from llm_core.messages import ChatMessage, Role
 from llm_core.responses import CompletionResponse
 from llm_core.streaming import StreamEventType, StreamMetadata
 from tests.builtin.conftest import Runner
-from tests.builtin.recordings import OPENAI, Recording, needs_recordings, openai_provider
+from tests.builtin.recordings import OPENAI, OPENAI_IMAGES, Recording, needs_recordings, openai_provider
 
 pytestmark = needs_recordings
 
@@ -253,3 +253,24 @@ async def test_remote_mcp_stream(run: Runner) -> None:
     output = final_output(record, 0)
     assert_nothing_dropped(output, text, meta.extra)
     assert [c.name for c in meta.builtin_tool_calls or []] == [i["name"] for i in output if i["type"] == "mcp_call"]
+
+
+async def test_image_generation_tool_gives_the_image_and_its_run(run: Runner) -> None:
+    record = Recording(OPENAI_IMAGES / "test_openai_responses_image_generation_jpeg.yaml")
+    answer = await run(
+        openai_provider(record),
+        lambda p: p.chat_completion(
+            "Generate an image of axolotl.", model="gpt-5", builtin_tools=[ImageGeneration(output_format="jpeg")]
+        ),
+    )
+    assert record.sent[0]["tools"] == [{"type": "image_generation", "output_format": "jpeg"}]
+    output = record.response(0)["output"]
+    item = next(item for item in output if item["type"] == "image_generation_call")
+    (image,) = answer.metadata["images"]
+    assert image.mime_type == "image/jpeg" and image.data.startswith(b"\xff\xd8")  # a JPEG
+    assert image.revised_prompt == item["revised_prompt"]
+    assert image.metadata == {k: v for k, v in item.items() if k not in ("result", "revised_prompt")}
+    assert [(c.tool, c.id, c.status) for c in answer.builtin_tool_calls or []] == [
+        ("image_generation", item["id"], "completed")
+    ]
+    assert answer.content == "" and answer.metadata["reasoning_items"][0]["id"] == output[0]["id"]
