@@ -271,6 +271,12 @@ REFUSED: dict[str, tuple[str, Call, type[Exception], str]] = {
         InvalidInputError,
         "Gemini 3 models can",
     ),
+    "search and a JSON answer on Gemini 2.5": (
+        "gemini",
+        lambda p: p.generate_json("Name a city.", builtin_tools=[WebSearch()]),
+        InvalidInputError,
+        "built-in tools and a JSON answer",
+    ),
     "OpenAI settings on Gemini": (
         "gemini",
         lambda p: p.chat_completion("Hi", builtin_tools=[WebSearch(allowed_domains=["example.org"])]),

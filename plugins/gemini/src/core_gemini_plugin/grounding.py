@@ -46,14 +46,15 @@ _TOOL_KEYS = {
 def builtin_tools(request: ChatRequest) -> list[dict[str, Any]]:
     """The ``tools`` entries of the request's built-in tools, one tool each. Refused before
     sending: settings Gemini has no counterpart for, and built-in tools beside function
-    declarations on a model that cannot combine them (before Gemini 3)."""
+    declarations or a JSON answer on a model that cannot combine them (before Gemini 3)."""
     tools = request.builtin_tools or []
-    if tools and request.tools:
+    beside = "function tools" if request.tools else "a JSON answer" if request.json_mode else None
+    if tools and beside:
         info = model_info(request.model)
-        if info is not None and not info.extra.get("builtin_with_functions"):
+        if info is not None and not info.extra.get("builtin_combined"):
             raise InvalidInputError(
-                f"{request.model} cannot use built-in tools and function tools in one request "
-                "(Gemini 3 models can): drop one of them or use a Gemini 3 model",
+                f"{request.model} cannot use built-in tools and {beside} in one request (Gemini 3 models "
+                "can): drop one of them or use a Gemini 3 model",
                 provider=PROVIDER,
             )
     return [{_TOOL_KEYS[tool.feature]: _settings(tool)} for tool in tools]

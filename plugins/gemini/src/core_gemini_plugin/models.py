@@ -8,8 +8,8 @@
   image models answer ``generate_content`` with ``response_modalities=["IMAGE"]``;
 - ``native_decisions``: the model serves ``client.decisions.create``; every other text model
   answers decisions through structured output (probability kind ``"none"``);
-- ``builtin_with_functions``: built-in tools and function declarations in one request (Gemini 3
-  and later; earlier models refuse the combination).
+- ``builtin_combined``: built-in tools together with function declarations or a JSON-schema
+  answer in one request (Gemini 3 and later; earlier models refuse both combinations).
 
 Built-in tools per model: Google Search, code execution and URL context on every text model;
 Google Maps grounding on Gemini 2.5; file search on 2.5 Pro/Flash and Gemini 3 Pro/Flash.
@@ -100,8 +100,8 @@ BUILTIN = frozenset({Feature.WEB_SEARCH, Feature.CODE_EXECUTION, Feature.URL_CON
 
 def _text(model_id: str, description: str, thinking: str, *more: Feature) -> ModelInfo:
     """A text model; Gemini 3 and later (thinking levels) also combine built-in tools with
-    function declarations in one request (``builtin_with_functions``)."""
-    extra = {"thinking": thinking, "builtin_with_functions": thinking == "level"}
+    function declarations and structured output in one request (``builtin_combined``)."""
+    extra = {"thinking": thinking, "builtin_combined": thinking == "level"}
     features = TEXT_FEATURES | BUILTIN | set(more)
     return ModelInfo(model_id, features, description, extra=extra, prices=_prices(model_id, thinking))
 
