@@ -48,6 +48,21 @@ _EXPORTS: dict[str, str] = {
     "normalize_messages": "llm_core.messages",
     "ToolSpec": "llm_core.tools",
     "ToolCall": "llm_core.tools",
+    "Grammar": "llm_core.tools",
+    **dict.fromkeys(
+        (
+            "WebSearch",
+            "CodeExecution",
+            "UrlContext",
+            "GoogleMaps",
+            "FileSearch",
+            "ImageGeneration",
+            "RemoteMCP",
+            "Citation",
+            "BuiltinToolCall",
+        ),
+        "llm_core.builtin_tools",
+    ),
     "Usage": "llm_core.responses",
     "CompletionResponse": "llm_core.responses",
     "VisionResponse": "llm_core.responses",
@@ -137,6 +152,17 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:
+    from llm_core.builtin_tools import (
+        BuiltinToolCall as BuiltinToolCall,
+        Citation as Citation,
+        CodeExecution as CodeExecution,
+        FileSearch as FileSearch,
+        GoogleMaps as GoogleMaps,
+        ImageGeneration as ImageGeneration,
+        RemoteMCP as RemoteMCP,
+        UrlContext as UrlContext,
+        WebSearch as WebSearch,
+    )
     from llm_core.capabilities import (
         DecisionCapable as DecisionCapable,
         DocumentCapable as DocumentCapable,
@@ -265,6 +291,7 @@ if TYPE_CHECKING:
         TokenType as TokenType,
     )
     from llm_core.tools import (
+        Grammar as Grammar,
         ToolCall as ToolCall,
         ToolSpec as ToolSpec,
     )

@@ -99,14 +99,13 @@ AnyBuiltinTool = Annotated[
     Field(discriminator="type"),
 ]
 _ONE_TOOL: TypeAdapter[Any] = TypeAdapter(AnyBuiltinTool)
-#: What ``builtin_tools=[...]`` holds: tool objects, their mappings, or a feature name for a
-#: tool that needs no settings (``"web_search"``).
-BuiltinToolLike = BuiltinTool | Mapping[str, Any] | str | Feature
 
 
 def coerce_builtin_tools(value: Any, provider: str) -> list[BuiltinTool]:
-    """The built-in tools of a call, validated; :class:`InvalidInputError` (nothing is sent) for
-    anything that is not a list of tools, an unknown tool, bad settings or a tool given twice."""
+    """The built-in tools of a call (``builtin_tools=[...]``: tool objects, their mappings, or the
+    name of a tool that needs no settings, ``"web_search"``), validated; :class:`InvalidInputError`
+    (nothing is sent) for anything that is not a list of tools, an unknown tool, bad settings or
+    a tool given twice."""
     if isinstance(value, str | bytes | Mapping | BaseModel) or not isinstance(value, Iterable):
         raise InvalidInputError(
             f"builtin_tools must be a list such as [WebSearch(), 'code_execution'], not {type(value).__name__}",
@@ -219,14 +218,6 @@ class BuiltinToolCall(BaseModel):
     arguments: str | None = None
     output: str | None = None
     error: str | None = None
-
-
-def count_uses(calls: Iterable[BuiltinToolCall]) -> dict[str, int]:
-    """How many times each built-in tool ran, by tool."""
-    counted: dict[str, int] = {}
-    for call in calls:
-        counted[call.tool] = counted.get(call.tool, 0) + 1
-    return counted
 
 
 def features_of_call(args: Iterable[Any], options: Mapping[str, Any]) -> frozenset[Feature]:
