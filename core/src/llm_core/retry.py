@@ -130,13 +130,14 @@ class RetryPolicy:
 
     async def acall(self, attempt: Callable[..., Awaitable[T]], *args: Any) -> T:
         """The async twin of :meth:`call`."""
-        # a copy per call: tasks of one thread would share a single AsyncRetrying's loop state
-        return await self._async_retrying.copy()(attempt, *args)
+        return await self._async_retrying(attempt, *args)
 
     @cached_property
     def _retrying(self) -> tenacity.Retrying:
-        """This policy's ``Retrying``, built once and shared: tenacity keeps the state of a running
-        loop per thread, and each call's attempts in its own ``RetryCallState``."""
+        """This policy's ``Retrying``, built once and shared by every call: each call's attempts
+        live in its own ``RetryCallState``, and tenacity keeps its bookkeeping per thread. Tasks
+        of one event loop share that bookkeeping safely because ``stop``, ``wait`` and ``retry``
+        here are plain functions: tenacity never awaits between setting it and using it."""
         import tenacity
 
         kwargs = self._tenacity_kwargs()
