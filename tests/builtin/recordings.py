@@ -29,13 +29,14 @@ FOLDER = Path(
 OPENAI = FOLDER / "pydantic-ai/tests/models/cassettes/test_openai_responses"
 GEMINI = FOLDER / "pydantic-ai/tests/models/cassettes/test_google"
 GEMINI_CODE = FOLDER / "pydantic-ai/tests/models/google/cassettes/test_code_execution"
+OPENAI_CHAT = FOLDER / "pydantic-ai/tests/models/cassettes/test_openai"
 #: The image generation tool is in the older set beside the folder (the same project's recordings).
 OPENAI_IMAGES = FOLDER.parent / "tests/models/cassettes/test_openai_responses"
 KEY = "test-key-not-a-secret"
 
 needs_recordings = pytest.mark.skipif(not FOLDER.is_dir(), reason=f"the built-in tool recordings are not at {FOLDER}")
 #: The model API calls of a recording (setup calls such as file uploads are left out).
-_MODEL_CALLS = ("/responses", ":generateContent", ":streamGenerateContent")
+_MODEL_CALLS = ("/responses", "/chat/completions", ":generateContent", ":streamGenerateContent")
 
 
 class Recording:
@@ -119,3 +120,15 @@ def gemini_provider(recording: Recording) -> Any:
 
     transport = recording.transport()
     return GeminiProvider(api_key=KEY, client_args={"transport": transport}, async_client_args={"transport": transport})
+
+
+def openai_chat_endpoint(recording: Recording) -> Any:
+    """An endpoint of OpenAI's Chat Completions API (the ``openai`` preset) answered by ``recording``."""
+    from llm_core.registry import Registry
+
+    registry = Registry.discover()
+    transport = recording.transport()
+    registry.add_endpoint(
+        "recorded", plugin="openai", preset="openai", api_key=KEY, client_args={"transport": transport}
+    )
+    return registry.get("recorded")

@@ -448,3 +448,46 @@ def test_a_router_conversation_goes_to_a_provider_that_runs_its_builtin_tools() 
     reply = router.conversation(builtin_tools=[UrlContext()]).send("What does https://example.org say?")
     assert reply.content == "It reads: hello." and openai.sent == []
     assert gemini.sent[0]["tools"] == [{"urlContext": {}}]
+
+
+# -- the Chat Completions dialect ---------------------------------------------------------------------
+
+
+def chat_endpoint(wire: Wire, preset: str = "openai") -> Any:
+    registry = Registry.discover()
+    transport = httpx2.MockTransport(wire)
+    registry.add_endpoint("chat", plugin="openai", preset=preset, api_key=KEY, client_args={"transport": transport})
+    return registry.get("chat")
+
+
+def test_a_search_model_s_url_citations_are_citations() -> None:
+    text = "The 2028 Summer Olympics will be in Los Angeles."
+    start = text.index("Los Angeles")
+    note = {
+        "type": "url_citation",
+        "url_citation": {"start_index": start, "end_index": len(text) - 1, "title": "LA28", "url": "https://la28.org"},
+    }
+    body = {"id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": "gpt-4o-search-preview",
+            "choices": [{"index": 0, "finish_reason": "stop",
+                         "message": {"role": "assistant", "content": text, "annotations": [note], "refusal": None}}],
+            "usage": {"prompt_tokens": 9, "completion_tokens": 12, "total_tokens": 21}}  # fmt: skip
+    wire = Wire(body)
+    answer = chat_endpoint(wire).chat_completion("Where?", model="gpt-4o-search-preview", builtin_tools=["web_search"])
+    (citation,) = answer.citations or []
+    assert (citation.url, citation.title, citation.text) == ("https://la28.org", "LA28", "Los Angeles")
+    assert wire.sent[0]["web_search_options"] == {}
+
+
+@pytest.mark.parametrize(
+    ("preset", "tools", "error"),
+    [
+        ("openai", [CodeExecution()], UnsupportedFeatureError),
+        ("openai", [WebSearch(allowed_domains=["example.org"])], InvalidInputError),
+        ("ollama", [WebSearch()], UnsupportedFeatureError),
+    ],
+)
+def test_the_chat_completions_dialect_refuses_what_it_cannot_run(preset: str, tools: list[Any], error: type) -> None:
+    wire = Wire()
+    with pytest.raises(error):
+        chat_endpoint(wire, preset).chat_completion("Hi", model="gpt-4o-search-preview", builtin_tools=tools)
+    assert wire.sent == []

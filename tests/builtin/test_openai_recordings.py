@@ -12,7 +12,15 @@ from llm_core.messages import ChatMessage, Role
 from llm_core.responses import CompletionResponse
 from llm_core.streaming import StreamEventType, StreamMetadata
 from tests.builtin.conftest import Runner
-from tests.builtin.recordings import OPENAI, OPENAI_IMAGES, Recording, needs_recordings, openai_provider
+from tests.builtin.recordings import (
+    OPENAI,
+    OPENAI_CHAT,
+    OPENAI_IMAGES,
+    Recording,
+    needs_recordings,
+    openai_chat_endpoint,
+    openai_provider,
+)
 
 pytestmark = needs_recordings
 
@@ -274,3 +282,23 @@ async def test_image_generation_tool_gives_the_image_and_its_run(run: Runner) ->
         ("image_generation", item["id"], "completed")
     ]
     assert answer.content == "" and answer.metadata["reasoning_items"][0]["id"] == output[0]["id"]
+
+
+async def test_chat_completions_search_model_with_web_search_options(run: Runner) -> None:
+    record = Recording(OPENAI_CHAT / "test_openai_web_search_tool.yaml")
+    messages = [ChatMessage.system("You are a helpful assistant."), ChatMessage.user("What day is today?")]
+    answer = await run(
+        openai_chat_endpoint(record),
+        lambda p: p.chat_completion(
+            messages, model="gpt-4o-search-preview", builtin_tools=[WebSearch(context_size="low")]
+        ),
+    )
+    assert (
+        record.sent[0]["web_search_options"]
+        == record.request(0)["web_search_options"]
+        == {"search_context_size": "low"}
+    )
+    assert record.sent[0]["messages"] == record.request(0)["messages"]
+    message = record.response(0)["choices"][0]["message"]
+    assert answer.content == message["content"] and answer.citations is None  # it cited nothing
+    assert [c.tool for c in answer.builtin_tool_calls or []] == ["web_search"]

@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict
 
 from core_openai_plugin.request_mapper import image_url
 from core_openai_plugin.schemas import function_tool, text_format
+from llm_core.builtin_tools import WebSearch
 from llm_core.config import check_names
 from llm_core.errors import InvalidInputError
 from llm_core.media import format_of, sniff_mime
@@ -106,6 +107,8 @@ def map_chat_completion(request: ChatRequest, quirks: Quirks, *, endpoint: str) 
         payload["tools"] = [_tool(function_tool(tool)) for tool in request.tools]
     if request.tool_choice is not None:
         payload["tool_choice"] = _tool_choice(request, endpoint)
+    if request.builtin_tools:
+        payload["web_search_options"] = web_search_options(request, endpoint)
     if request.json_mode:
         payload["response_format"] = _response_format(request, quirks, endpoint)
         if payload["response_format"]["type"] == "json_object" and not _mentions_json(payload["messages"]):
@@ -115,6 +118,24 @@ def map_chat_completion(request: ChatRequest, quirks: Quirks, *, endpoint: str) 
         if options[name] is not None:
             payload[name] = options[name]
     return payload
+
+
+def web_search_options(request: ChatRequest, endpoint: str) -> dict[str, Any]:
+    """``web_search_options``: the one built-in tool of the Chat Completions API (its search
+    models, such as ``gpt-4o-search-preview``, search the web for every answer); any other tool,
+    or a setting it has no field for, is refused before sending."""
+    tools = request.builtin_tools or []
+    other = [tool.type for tool in tools if not isinstance(tool, WebSearch)]
+    if other:
+        raise InvalidInputError(
+            f"the Chat Completions API runs no {', '.join(other)} tool: use the Responses API for it",
+            provider=endpoint,
+        )
+    (search,) = tools
+    if isinstance(search, WebSearch) and search.allowed_domains:
+        raise InvalidInputError("Chat Completions web search takes no allowed_domains", provider=endpoint)
+    size = search.context_size if isinstance(search, WebSearch) else None
+    return {"search_context_size": size} if size else {}
 
 
 def _tool(spec: Mapping[str, Any]) -> dict[str, Any]:

@@ -19,6 +19,7 @@ from core_openai_plugin.chat_mapper import REASONING_REPLAY, REPLAYED_FIELDS
 from core_openai_plugin.errors import describe
 from core_openai_plugin.response_parser import dump, tool_call
 from core_openai_plugin.usage import usage_from
+from llm_core.builtin_tools import BuiltinToolCall, Citation
 from llm_core.errors import InvalidResponseError, answer_guard
 from llm_core.requests import ChatRequest
 from llm_core.responses import (
@@ -65,6 +66,29 @@ def reasoning_text(message: Any) -> str | None:
         if isinstance(value, str) and value:
             return value
     return None
+
+
+def url_citations(message: Any, content: str) -> list[Citation]:
+    """The ``url_citation`` annotations of a search model's message (``{"type": "url_citation",
+    "url_citation": {"start_index", "end_index", "title", "url"}}``) as citations of ``content``."""
+    found: list[Citation] = []
+    for note in field(message, "annotations") or ():
+        cited = field(note, "url_citation")
+        if field(note, "type") != "url_citation" or cited is None:
+            continue
+        start, end = field(cited, "start_index"), field(cited, "end_index")
+        span = isinstance(start, int) and isinstance(end, int) and end >= start
+        found.append(
+            Citation(
+                tool="web_search",
+                url=field(cited, "url"),
+                title=field(cited, "title"),
+                start=start if span else None,
+                end=end if span else None,
+                text=content[start:end] if span else None,
+            )
+        )
+    return found
 
 
 def calls_of(message: Any, service: str, endpoint: str) -> list[ToolCall]:
@@ -121,8 +145,13 @@ def _parse(raw: Any, request: ChatRequest, endpoint: str, service: str) -> Compl
         metadata["refusal"] = refusal
     if usage is not None:
         metadata["raw_usage"] = dump(usage)
+    searched = [BuiltinToolCall(tool="web_search", status="completed")] if request.builtin_tools else None
+    if searched:
+        counted = counted.model_copy(update={"tool_uses": {"web_search": 1}})
     return CompletionResponse(
         content=content or (refusal if isinstance(refusal, str) and not calls else ""),
+        citations=url_citations(message, content) or None,
+        builtin_tool_calls=searched,
         model=field(raw, "model") or request.model,
         provider=endpoint,
         usage=counted,

@@ -54,11 +54,12 @@ DIALECT_FEATURES = {
             Feature.EMBEDDINGS,
             Feature.DECISION,
             Feature.THINKING,
+            Feature.WEB_SEARCH,  # web_search_options, OpenAI's search models only (its preset)
         }
     ),
 }
 DIALECT_FEATURES[RESPONSES] = DIALECT_FEATURES[CHAT_COMPLETIONS]
-_LOCAL = DIALECT_FEATURES[CHAT_COMPLETIONS] - {Feature.DOCUMENTS}
+_LOCAL = DIALECT_FEATURES[CHAT_COMPLETIONS] - {Feature.DOCUMENTS, Feature.WEB_SEARCH}
 
 
 @dataclass(frozen=True)
