@@ -491,3 +491,47 @@ def test_the_chat_completions_dialect_refuses_what_it_cannot_run(preset: str, to
     with pytest.raises(error):
         chat_endpoint(wire, preset).chat_completion("Hi", model="gpt-4o-search-preview", builtin_tools=tools)
     assert wire.sent == []
+
+
+# -- Gemini grounding without a recording: Maps and file search (shapes of the SDK's GroundingChunk) --
+
+
+def test_maps_grounding_cites_places_and_counts_its_fee() -> None:
+    text = "Try Café Lumen on Rue Neuve."
+    chunk = {"maps": {"uri": "https://maps.google.com/?cid=1", "title": "Café Lumen", "placeId": "places/1"}}
+    body = up.gemini_content([{"text": text}])
+    body["modelVersion"] = "gemini-2.5-flash"
+    body["candidates"][0]["groundingMetadata"] = {
+        "groundingChunks": [chunk],
+        "groundingSupports": [{"segment": {"startIndex": 4, "endIndex": 14, "text": "Café Lumen"},
+                               "groundingChunkIndices": [0]}],
+    }  # fmt: skip
+    wire = Wire(body)
+    answer = wire.gemini().chat_completion("Where for coffee?", model="gemini-2.5-flash", builtin_tools=[GoogleMaps()])
+    assert wire.sent[0]["tools"] == [{"googleMaps": {}}]
+    (place,) = answer.citations or []
+    # the segment counts UTF-8 bytes ("é" is two): the span is the characters of "Café Lumen"
+    assert (place.tool, place.title, place.start, place.end, place.text) == ("google_maps", "Café Lumen", 4, 14,
+                                                                            "Café Lumen")  # fmt: skip
+    assert text[place.start : place.end] == "Café Lumen"
+    assert [c.tool for c in answer.builtin_tool_calls or []] == ["google_maps"]
+    assert answer.usage.tool_uses == {"google_maps": 1}
+
+
+def test_gemini_file_search_cites_its_documents() -> None:
+    body = up.gemini_content([{"text": "The warranty lasts two years."}])
+    body["candidates"][0]["groundingMetadata"] = {
+        "groundingChunks": [{"retrievedContext": {"title": "warranty.pdf", "text": "two years",
+                                                  "documentName": "fileSearchStores/s1/documents/d1"}}],
+        "retrievalQueries": ["warranty length"],
+    }  # fmt: skip
+    wire = Wire(body)
+    store = "fileSearchStores/s1"
+    answer = wire.gemini().chat_completion(
+        "How long is the warranty?", model="gemini-2.5-flash", builtin_tools=[FileSearch(stores=[store], max_results=3)]
+    )
+    # as the SDK sends it (its converter passes the tool's fields on in their proto names)
+    assert wire.sent[0]["tools"] == [{"fileSearch": {"file_search_store_names": [store], "top_k": 3}}]
+    (search,) = answer.builtin_tool_calls or []
+    assert (search.tool, search.queries) == ("file_search", ["warranty length"])
+    assert [(s.title, s.file_id) for s in search.sources] == [("warranty.pdf", "fileSearchStores/s1/documents/d1")]
