@@ -13,6 +13,7 @@ import re
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
@@ -86,7 +87,7 @@ def show_stream(events: Iterator[Any], args: argparse.Namespace, out: TextIO | N
     outcome = Outcome()
     view = _LiveView(console, args.think) if console is not None else _PlainView(stream, args.think)
     try:
-        with view:
+        with _no_echo(), view:
             for event in events:
                 _take(event, outcome, view)
     except KeyboardInterrupt:
@@ -97,6 +98,30 @@ def show_stream(events: Iterator[Any], args: argparse.Namespace, out: TextIO | N
     if not console:
         print(file=stream, flush=True)
     return outcome
+
+
+@contextmanager
+def _no_echo() -> Iterator[None]:
+    """While an answer streams, keys typed at the terminal are not echoed: a ``^C`` written after
+    a full-width line would wrap it and leave the answer drawn twice."""
+    try:
+        import termios
+    except ImportError:  # not a POSIX terminal
+        yield
+        return
+    try:
+        descriptor = sys.stdin.fileno()
+        saved = termios.tcgetattr(descriptor)
+    except (OSError, ValueError, termios.error):  # stdin is no terminal (a pipe, a test's StringIO)
+        yield
+        return
+    quiet = list(saved)
+    quiet[3] &= ~(termios.ECHO | termios.ECHOCTL)
+    termios.tcsetattr(descriptor, termios.TCSANOW, quiet)
+    try:
+        yield
+    finally:
+        termios.tcsetattr(descriptor, termios.TCSANOW, saved)
 
 
 def _take(event: Any, outcome: Outcome, view: Any) -> None:
