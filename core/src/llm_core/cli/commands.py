@@ -60,7 +60,8 @@ def cmd_providers(args: argparse.Namespace) -> int:
         return 4
     for r in rows:
         head = f"{r['provider']}  {r['distribution']} {r['version'] or ''}".rstrip()
-        print(f"{head}  {'ready' if r['available'] else r['availability'].replace('no: set', 'needs')}")
+        status = "ready" if r["available"] else r["availability"].replace("no: set", "needs", 1)
+        print(wrapped(f"{head}  {status}", hanging="        "))
         print(wrapped(", ".join(r["features"]), indent="    "))
     for error in registry.plugin_errors:
         note(f"plugin error: {error}")

@@ -59,15 +59,20 @@ def table(
 NBSP = "\u00a0"
 
 
-def wrapped(text: str, *, indent: str = "", width: int | None = None) -> str:
+def wrapped(text: str, *, indent: str = "", hanging: str | None = None, width: int | None = None) -> str:
     """``text`` wrapped at spaces to the terminal's width (80 columns when piped), each line
-    after ``indent``; words joined by :data:`NBSP` stay together."""
+    after ``indent`` (the lines after the first after ``hanging``, when given); words joined by
+    :data:`NBSP` stay together."""
     import shutil
     import textwrap
 
     columns = width or (shutil.get_terminal_size(fallback=(80, 24)).columns if sys.stdout.isatty() else 80)
     lines = textwrap.fill(
-        text, width=max(40, columns), initial_indent=indent, subsequent_indent=indent, break_on_hyphens=False
+        text,
+        width=max(40, columns),
+        initial_indent=indent,
+        subsequent_indent=indent if hanging is None else hanging,
+        break_on_hyphens=False,
     )
     return lines.replace(NBSP, " ")
 
