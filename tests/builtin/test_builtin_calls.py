@@ -535,3 +535,13 @@ def test_gemini_file_search_cites_its_documents() -> None:
     (search,) = answer.builtin_tool_calls or []
     assert (search.tool, search.queries) == ("file_search", ["warranty length"])
     assert [(s.title, s.file_id) for s in search.sources] == [("warranty.pdf", "fileSearchStores/s1/documents/d1")]
+
+
+def test_a_gemini_model_outside_the_catalogue_still_gets_no_openai_tool() -> None:
+    from core_gemini_plugin.request_mapper import map_chat_request
+    from llm_core.requests import ChatRequest
+
+    request = ChatRequest(messages=[ChatMessage.user("Hi")], model="gemini-next", builtin_tools=[RemoteMCP(
+        server_label="x", server_url="https://example.org/mcp")])  # fmt: skip
+    with pytest.raises(InvalidInputError, match="Gemini has no built-in remote_mcp tool"):
+        map_chat_request(request)

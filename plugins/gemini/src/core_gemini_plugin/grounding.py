@@ -57,6 +57,9 @@ def builtin_tools(request: ChatRequest) -> list[dict[str, Any]]:
                 "can): drop one of them or use a Gemini 3 model",
                 provider=PROVIDER,
             )
+    unknown = [tool.type for tool in tools if tool.feature not in _TOOL_KEYS]
+    if unknown:  # a model outside the catalogue given these features by its settings
+        raise InvalidInputError(f"Gemini has no built-in {', '.join(unknown)} tool", provider=PROVIDER)
     return [{_TOOL_KEYS[tool.feature]: _settings(tool)} for tool in tools]
 
 
