@@ -17,6 +17,7 @@ from core_gemini_plugin.provider import GeminiProvider, VertexProvider
 from llm_core.errors import (
     AuthenticationError,
     ConfigurationError,
+    InvalidInputError,
     RateLimitError,
     UnknownSettingError,
     UnsupportedFeatureError,
@@ -234,3 +235,28 @@ def test_the_developer_api_client_is_unchanged() -> None:
     assert provider.client_arguments() == {"vertexai": False, "api_key": KEY}
     assert provider.http_options().api_version == "v1" and provider.http_options().base_url is None
     assert Feature.BATCH in provider.provider_spec.features
+
+
+def test_a_cloud_storage_url_is_read_by_vertex_only(offline: Any) -> None:
+    from llm_core.messages import ChatMessage, ImagePart, TextPart
+
+    message = ChatMessage.user([TextPart(text="What is this?"),
+                                ImagePart(url="gs://bucket/photo.png", mime_type="image/png")])
+    provider, sent = offline()
+    with pytest.raises(InvalidInputError, match="Google Gemini does not read gs: URLs here"):
+        provider.chat_completion([message])
+    assert sent == []
+    vertex = VertexProvider(project=PROJECT, location="us-central1")
+    assert "gs" in vertex.url_schemes()
+    contents = vertex.map_chat_request(vertex.build_chat_request([message]))["contents"]
+    assert contents[0]["parts"][1] == {"file_data": {"file_uri": "gs://bucket/photo.png", "mime_type": "image/png"}}
+
+
+def test_vertex_counts_the_system_text_and_refuses_what_count_tokens_has_no_place_for() -> None:
+    vertex = VertexProvider(project=PROJECT, location="us-central1")
+    request = vertex.build_chat_request("Hi", system="Be brief.", temperature=0.2)
+    payload = vertex.map_count_tokens_request(request)
+    assert payload["config"]["system_instruction"] and payload["config"]["generation_config"] == {"temperature": 0.2}
+    with pytest.raises(InvalidInputError, match="safety_settings cannot be counted on Vertex AI"):
+        vertex.map_count_tokens_request(vertex.build_chat_request(
+            "Hi", safety_settings=[{"category": "HARM_CATEGORY_HARASSMENT", "threshold": "BLOCK_NONE"}]))

@@ -28,13 +28,17 @@ class Role(StrEnum):
     TOOL = "tool"
 
 
-URL_RULE = "url must be an http(s) or data: URL"
+URL_RULE = "url must be an http(s) or data: URL (or gs://, for a provider that reads Cloud Storage)"
+#: The URL schemes every provider takes in a part; ``gs`` (a Cloud Storage object, which Vertex AI
+#: reads itself) only where the provider says so (``url_schemes``).
+WEB_SCHEMES = frozenset({"http", "https", "data"})
 
 
 def is_web_or_data_url(url: object) -> bool:
-    """Only URLs a provider fetches itself (http, https) or carries inline (data:): a ``file:``,
-    ``ftp:`` or ``javascript:`` URL would be refused upstream, or worse, read."""
-    return isinstance(url, str) and url.lower().startswith(("http://", "https://", "data:"))
+    """Only URLs a provider fetches itself (http, https, a ``gs://`` Cloud Storage object) or
+    carries inline (data:): a ``file:``, ``ftp:`` or ``javascript:`` URL would be refused upstream,
+    or worse, read."""
+    return isinstance(url, str) and url.lower().startswith(("http://", "https://", "data:", "gs://"))
 
 
 if TYPE_CHECKING:  # to type checkers, a plain model: only the error raised differs

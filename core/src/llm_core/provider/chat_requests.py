@@ -13,6 +13,7 @@ from llm_core.errors import ConfigurationError, InvalidInputError
 from llm_core.features import Feature
 from llm_core.messages import (
     URL_RULE,
+    WEB_SCHEMES,
     ChatMessage,
     ContentPart,
     ImagePart,
@@ -133,12 +134,25 @@ class ChatRequestBuilding(ProviderSettings):
         for part in media:
             self._check_part(part, model)
 
+    def url_schemes(self) -> frozenset[str]:
+        """The URL schemes of image and document parts this provider takes (http, https, data;
+        a provider whose service reads Cloud Storage adds ``gs``)."""
+        return WEB_SCHEMES
+
     def _check_part(self, part: ContentPart, model: str) -> None:
         """Check an image or document part before sending: the model must offer the feature.
         ``VisionCapable`` and ``DocumentCapable`` extend this with their format and size checks.
         The URL is checked again: a part made with ``model_construct`` skipped its validators."""
-        if not isinstance(part, TextPart) and part.url is not None and not is_web_or_data_url(part.url):
-            raise InvalidInputError(f"{part.type} {URL_RULE}", provider=self.identifier)
+        if not isinstance(part, TextPart) and part.url is not None:
+            if not is_web_or_data_url(part.url):
+                raise InvalidInputError(f"{part.type} {URL_RULE}", provider=self.identifier)
+            scheme = part.url.partition(":")[0].lower()
+            if scheme not in self.url_schemes():
+                raise InvalidInputError(
+                    f"{part.type} url: {self.name} does not read {scheme}: URLs here; give the bytes, or an "
+                    f"{' or '.join(sorted(self.url_schemes()))} URL",
+                    provider=self.identifier,
+                )
         self._require(Feature.VISION if isinstance(part, ImagePart) else Feature.DOCUMENTS, model)
 
 

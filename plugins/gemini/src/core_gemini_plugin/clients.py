@@ -94,6 +94,10 @@ class GeminiClients(BaseProvider):
         variables are left to google-genai, which reads them only as the backend allows."""
         return ((), False) if self._vertexai else super()._key_rule(section)
 
+    def url_schemes(self) -> frozenset[str]:
+        """Vertex AI reads ``gs://`` Cloud Storage objects itself (``fileData.fileUri``)."""
+        return super().url_schemes() | {"gs"} if self._vertexai else super().url_schemes()
+
     def is_available(self) -> bool:
         if self._vertexai:
             return self.backend.configured(self.api_key is not None)

@@ -131,7 +131,8 @@ class GeminiProvider(
 
     # -- token counting -----------------------------------------------------------------------
 
-    map_count_tokens_request = staticmethod(request_mapper.map_count_tokens_request)
+    def map_count_tokens_request(self, request: ChatRequest) -> dict[str, Any]:
+        return request_mapper.map_count_tokens_request(request, vertexai=self._vertexai)
 
     def _send_count_tokens(self, payload: dict[str, Any]) -> types.CountTokensResponse:
         return self.client.models.count_tokens(**payload)

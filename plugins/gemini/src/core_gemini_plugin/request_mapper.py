@@ -130,22 +130,46 @@ _CONFIG_ORIGIN = {
 }
 
 
-def map_count_tokens_request(request: ChatRequest) -> dict[str, Any]:
+#: ``GenerationConfig``'s fields (google-genai 3.6): what Vertex AI's countTokens takes of a chat's
+#: ``GenerateContentConfig`` as its ``generation_config``.
+_GENERATION_FIELDS = frozenset(
+    {
+        "temperature", "top_p", "top_k", "candidate_count", "max_output_tokens", "stop_sequences", "seed",
+        "presence_penalty", "frequency_penalty", "response_logprobs", "logprobs", "response_mime_type",
+        "response_schema", "response_json_schema", "response_modalities", "media_resolution", "thinking_config",
+        "speech_config", "routing_config", "model_selection_config", "audio_timestamp",
+    }
+)  # fmt: skip
+
+
+def map_count_tokens_request(request: ChatRequest, *, vertexai: bool = False) -> dict[str, Any]:
     """``count_tokens`` arguments: the ``model`` and ``contents`` of the chat request.
 
     On the Gemini Developer API the SDK sends nothing but the contents: it raises for
     ``CountTokensConfig.system_instruction``, ``tools`` and ``generation_config`` outside Vertex AI.
     A request that needs any of them (a system text, tools, thinking, sampling or output settings)
     would be counted without them, so it is refused here, before anything is sent, naming what to
-    leave out.
+    leave out. On Vertex AI (``vertexai``) they are counted; what ``CountTokensConfig`` has no
+    place for (``tool_choice``, safety settings, a cached content) is refused the same way.
     """
     payload = map_chat_request(request)
     config = payload.pop("config", {})
+    if vertexai and config:
+        counted = {key: config.pop(key) for key in ("system_instruction", "tools") if key in config}
+        generation = {key: config.pop(key) for key in list(config) if key in _GENERATION_FIELDS}
+        if generation:
+            counted["generation_config"] = generation
+        payload["config"] = counted
     if config:
         given = sorted({_CONFIG_ORIGIN.get(key, key) for key in config})
+        where = (
+            "on Vertex AI (countTokens takes the system text, tools and generation settings only)"
+            if vertexai
+            else "on the Gemini Developer API (system instructions, tools and generation settings in countTokens "
+            "are Vertex AI only)"
+        )
         raise InvalidInputError(
-            f"Gemini counts only the messages: {', '.join(given)} cannot be counted on the Gemini Developer API "
-            "(system instructions, tools and generation settings in countTokens are Vertex AI only); leave "
+            f"Gemini counts only the messages: {', '.join(given)} cannot be counted {where}; leave "
             f"{'it' if len(given) == 1 else 'them'} out",
             provider=PROVIDER,
         )
