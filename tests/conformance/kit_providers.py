@@ -233,6 +233,20 @@ class CountsNothing(FakeProvider):
         return TokenCount(input_tokens=0, model=request.model, provider=self.identifier)
 
 
+class DropsSamplingParameters(FakeProvider):
+    """Its request mapper never sends temperature or max_tokens."""
+
+    def map_chat_request(self, request: ChatRequest) -> dict[str, Any]:
+        return {**super().map_chat_request(request), "temperature": None, "max_tokens": None}
+
+
+class IgnoresToolChoice(FakeProvider):
+    """Its request mapper never sends tool_choice."""
+
+    def map_chat_request(self, request: ChatRequest) -> dict[str, Any]:
+        return {**super().map_chat_request(request), "tool_choice": None}
+
+
 class ChatOnlyFake(FakeProvider):
     """Correct, and claims only chat and completion: every other check is skipped."""
 
@@ -304,6 +318,8 @@ BROKEN: dict[type[BaseProvider], set[str]] = {
     OneVectorOnly: {"test_embeddings_response", "test_embeddings_sync_and_async_agree"},
     LosesThinking: {"test_thinking_response"},
     CountsNothing: {"test_count_tokens_response", "test_count_tokens_sync_and_async_agree"},
+    DropsSamplingParameters: {"test_sampling_parameters_are_sent"},
+    IgnoresToolChoice: {"test_tool_choice_is_sent"},
 }
 
 #: Broken provider → a phrase its first failing check's message must contain.
@@ -326,6 +342,8 @@ MESSAGES: dict[type[BaseProvider], str] = {
     OneVectorOnly: "2 inputs gave 1 vectors",
     LosesThinking: "returned no thinking",
     CountsNothing: "count_tokens counted 0 tokens for a prompt",
+    DropsSamplingParameters: "temperature=0.37 is nowhere in the payload handed to _send_chat",
+    IgnoresToolChoice: "tool_choice is not mapped",
 }
 
 __all__ = ["BROKEN", "CALL", "KEY", "ChatOnlyFake", "DeclaresStreaming", "InvalidInputError", "PerModelFake"]

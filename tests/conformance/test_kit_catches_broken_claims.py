@@ -122,12 +122,13 @@ def test_correct_providers_pass_every_check(kit_run: dict[str, Outcomes], name: 
 def test_unclaimed_features_are_skipped_with_a_reason(kit_run: dict[str, Outcomes]) -> None:
     outcome = kit_run["TestChatOnlyFake"]
     assert not outcome.failed and not outcome.errors, {**outcome.failed, **outcome.errors}
-    always = ("static", "invalid_input", "unsupported", "models", "chat", "error")
-    claimed = {test for test, scenario in SCENARIO_OF.items() if scenario in always}
+    always = ("static", "invalid_input", "unsupported", "parameters", "models", "chat", "error")
+    claimed = {test for test, scenario in SCENARIO_OF.items() if scenario in always} - {"test_tool_choice_is_sent"}
     assert outcome.passed == claimed
     assert set(outcome.skipped) == ALL_CHECKS - claimed
     assert outcome.skipped["test_stream_event_order"] == "Skipped: chat-only does not claim streaming"
     assert outcome.skipped["test_decision_response"] == "Skipped: chat-only does not claim decision"
+    assert outcome.skipped["test_tool_choice_is_sent"] == "Skipped: chat-only does not claim tools"
 
 
 def test_broken_claims_fail_exactly_their_checks(kit_run: dict[str, Outcomes]) -> None:
@@ -174,6 +175,7 @@ def test_a_subclass_may_add_its_own_tests(kit_run: dict[str, Outcomes]) -> None:
 def test_a_missing_cassette_fails_the_claimed_checks(kit_run: dict[str, Outcomes]) -> None:
     outcome = kit_run["TestNoCassettes"]
     offline = {test for test, s in SCENARIO_OF.items() if s in ("static", "invalid_input", "unsupported")}
+    offline.add("test_sampling_parameters_are_sent")  # nothing is sent: no cassette needed
     recorded = {test for test, s in SCENARIO_OF.items() if s in ("models", "chat", "error")}
     assert outcome.passed == offline
     assert set(outcome.errors) == recorded

@@ -45,8 +45,12 @@ ANSWERS = {
     "tool_loop": "It is sunny in Paris right now, at 18 °C.",
 }
 STREAM_PIECES = ["One", ",", " two", ",", " three", ",", " four", ",", " five", "."]
-TOKENS = {
-    "chat": (21, 9), "json": (96, 19), "vision": (97, 2), "decision": (268, 17), "tools": (118, 15),
+#: (prompt, visible completion[, reasoning]) tokens. The chat answer comes from a reasoning model:
+#: its ``completion_tokens`` include the reasoning tokens, as OpenAI reports them (the o3-mini
+#: answer in the reference recording test_openai/test_max_completion_tokens[o3-mini].yaml:
+#: completion 87 with reasoning 64, total 94 = prompt + completion).
+TOKENS: dict[str, tuple[int, ...]] = {
+    "chat": (21, 9, 64), "json": (96, 19), "vision": (97, 2), "decision": (268, 17), "tools": (118, 15),
     "tool_loop": (121, 15),
 }
 
@@ -57,14 +61,14 @@ def _id(prefix: str, seed: str, length: int = 29) -> str:
     return prefix + "".join(alphabet[int(digest[i : i + 2], 16) % len(alphabet)] for i in range(0, 2 * length, 2))
 
 
-def _usage(prompt: int, completion: int) -> dict[str, Any]:
+def _usage(prompt: int, completion: int, reasoning: int = 0) -> dict[str, Any]:
     return {
         "prompt_tokens": prompt,
-        "completion_tokens": completion,
-        "total_tokens": prompt + completion,
+        "completion_tokens": completion + reasoning,
+        "total_tokens": prompt + completion + reasoning,
         "prompt_tokens_details": {"cached_tokens": 0, "audio_tokens": 0},
         "completion_tokens_details": {
-            "reasoning_tokens": 0,
+            "reasoning_tokens": reasoning,
             "audio_tokens": 0,
             "accepted_prediction_tokens": 0,
             "rejected_prediction_tokens": 0,
@@ -72,7 +76,7 @@ def _usage(prompt: int, completion: int) -> dict[str, Any]:
     }
 
 
-def completion(seed: str, message: dict[str, Any], finish: str, tokens: tuple[int, int]) -> dict[str, Any]:
+def completion(seed: str, message: dict[str, Any], finish: str, tokens: tuple[int, ...]) -> dict[str, Any]:
     return {
         "id": _id("chatcmpl-", seed),
         "object": "chat.completion",

@@ -151,7 +151,11 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 
 def _run(command: list[str], cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    """``command`` without the developer's llm-core settings; a ``PYTHONPATH`` given is followed
+    by this tree's llm-core, so the generated tests run the kit under test."""
     environment = {k: v for k, v in os.environ.items() if not k.startswith(("LLM_CORE_", "PYTHONPATH"))}
+    if "PYTHONPATH" in env:
+        env["PYTHONPATH"] = os.pathsep.join([env["PYTHONPATH"], str(ROOT / "core" / "src")])
     return subprocess.run(command, cwd=cwd, capture_output=True, text=True, env={**environment, **env})
 
 
@@ -184,6 +188,36 @@ def test_generated_tests_pass_on_the_shipped_cassettes(generated: dict[str, Path
     )
     assert result.returncode == 0, result.stdout[-4000:]
     assert "6 skipped" in result.stdout.splitlines()[-1]
+
+
+#: The generated parser's token accounting, and the mistake it replaced: the API's
+#: completion_tokens include the reasoning tokens, which are also reported as thinking tokens.
+RIGHT_COUNT = "completion_tokens=completion - (reasoning or 0),"
+DOUBLE_COUNT = "completion_tokens=completion,"
+
+
+def test_a_plugin_that_counts_thinking_twice_fails_the_kit(tmp_path: Path) -> None:
+    """The shipped chat cassette comes from a reasoning model; a parser that leaves the reasoning
+    tokens in completion_tokens fails the kit's token arithmetic, naming the rule."""
+    project = write_plugin("acme", tmp_path)
+    parser = project / "src" / "llm_core_acme" / "response_parser.py"
+    source = parser.read_text(encoding="utf-8")
+    assert source.count(RIGHT_COUNT) == 1
+    parser.write_text(source.replace(RIGHT_COUNT, DOUBLE_COUNT), encoding="utf-8")
+    result = _run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-W", "ignore", "tests/test_conformance.py"],
+        project,
+        PYTHONPATH=str(project / "src"),
+    )
+    lines = result.stdout.splitlines()
+    failed = sorted(line.split("::")[-1].split(" ")[0] for line in lines if line.startswith("FAILED"))
+    assert failed == ["test_chat_response", "test_chat_sync_and_async_agree", "test_complete_matches_chat"], (
+        result.stdout[-4000:]
+    )
+    assert (
+        "acme: chat_completion counts 21 prompt + 73 completion + 64 thinking = 158 tokens, more than its total "
+        "of 94: completion_tokens must exclude the thinking tokens"
+    ) in result.stdout
 
 
 def test_shipped_cassettes_are_what_the_author_script_writes(tmp_path: Path) -> None:

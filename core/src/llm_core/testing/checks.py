@@ -44,7 +44,38 @@ def check_completion(provider: BaseProvider, response: Any, what: str) -> None:
     expect(isinstance(response.model, str) and response.model.strip(), f"{pid}: {what} names no model")
     expect(response.provider == pid, f"{pid}: {what} says provider={response.provider!r}")
     expect(isinstance(response.usage, Usage), f"{pid}: {what} has no Usage")
+    check_usage(provider, response.usage, what)
     expect(isinstance(response.finish_reason, str) and response.finish_reason, f"{pid}: {what} has no finish reason")
+
+
+def check_usage(provider: BaseProvider, usage: Usage, what: str) -> None:
+    """Token accounting (docs/plugin-authors.md): no negative count; ``completion_tokens``
+    excludes the thinking tokens, so prompt + completion + thinking is at most the total (a
+    service may bill more, e.g. tool-use prompts); cached tokens are part of ``prompt_tokens``."""
+    pid = provider.identifier
+    thinking, cached = usage.thinking_tokens or 0, usage.cached_tokens or 0
+    counts = {
+        "prompt_tokens": usage.prompt_tokens,
+        "completion_tokens": usage.completion_tokens,
+        "total_tokens": usage.total_tokens,
+        "thinking_tokens": thinking,
+        "cached_tokens": cached,
+    }
+    negative = [f"{name}={value}" for name, value in counts.items() if value < 0]
+    expect(not negative, f"{pid}: {what} reports negative token counts: {', '.join(negative)}")
+    counted = usage.prompt_tokens + usage.completion_tokens + thinking
+    expect(
+        counted <= usage.total_tokens,
+        f"{pid}: {what} counts {usage.prompt_tokens} prompt + {usage.completion_tokens} completion + {thinking} "
+        f"thinking = {counted} tokens, more than its total of {usage.total_tokens}: completion_tokens must "
+        "exclude the thinking tokens (a service that counts reasoning in its output tokens needs them "
+        "subtracted)",
+    )
+    expect(
+        cached <= usage.prompt_tokens,
+        f"{pid}: {what} reports {cached} cached tokens but only {usage.prompt_tokens} prompt tokens: cached "
+        "tokens are part of prompt_tokens (add them when the service reports them apart)",
+    )
 
 
 def check_error(provider: BaseProvider, error: BaseException, expected: type[LLMError] = ProviderError) -> None:
@@ -95,6 +126,7 @@ def check_stream(provider: BaseProvider, events: list[StreamEvent]) -> None:
     expect(isinstance(meta, StreamMetadata), f"{pid}: METADATA carries no StreamMetadata")
     assert meta is not None
     expect(meta.provider == pid, f"{pid}: stream metadata says provider={meta.provider!r}")
+    check_usage(provider, meta.usage, "the stream's METADATA")
 
 
 def check_stream_failure(

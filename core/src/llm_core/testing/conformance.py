@@ -57,6 +57,7 @@ from llm_core.testing.claims import (
     supports_helper,
 )
 from llm_core.testing.conformance_calls import astream_events, call_both, call_ok, call_outcome, stream_events
+from llm_core.testing.parameter_checks import ParameterChecks
 from llm_core.testing.scenarios import SCENARIOS, Scenario, model_for
 
 __all__ = ["ConformanceError", "ProviderConformance", "Scenario"]
@@ -68,6 +69,8 @@ SCENARIO_OF: dict[str, str] = {
     "test_secrets_stay_hidden": "static",
     "test_invalid_input_sends_nothing": "invalid_input",
     "test_unsupported_features_send_nothing": "unsupported",
+    "test_sampling_parameters_are_sent": "parameters",
+    "test_tool_choice_is_sent": "parameters",
     "test_available_models": "models",
     "test_models_sync_and_async_agree": "models",
     "test_chat_response": "chat",
@@ -100,7 +103,7 @@ SCENARIO_OF: dict[str, str] = {
 }
 
 
-class ProviderConformance(CapabilityChecks):
+class ProviderConformance(CapabilityChecks, ParameterChecks):
     """Checks that a provider does what it claims. Subclass it as ``Test…`` and define the
     ``provider`` fixture (and ``conformance_cassettes`` to replay recorded traffic)."""
 

@@ -162,6 +162,7 @@ class FakeProvider(
             "model": request.model,
             "messages": [m.model_dump(mode="json", exclude_defaults=True) for m in request.messages],
             "tools": [t.name for t in request.tools or ()],
+            "tool_choice": request.tool_choice,
             "temperature": request.temperature,
             "max_tokens": request.max_tokens,
             "json_mode": request.json_mode,

@@ -41,6 +41,7 @@ SCENARIOS: dict[str, Scenario] = {
         Scenario("static", None, "claims, catalogue, hooks and secrets (nothing is sent)", cassette=False),
         Scenario("invalid_input", None, "invalid input raises InvalidInputError, nothing is sent", cassette=False),
         Scenario("unsupported", None, "features a model lacks raise UnsupportedFeatureError, nothing sent", False),
+        Scenario("parameters", None, "temperature, max_tokens, tool_choice mapped or refused, nothing sent", False),
         Scenario("models", None, "available_models and test_connection"),
         Scenario("chat", Feature.CHAT, "chat_completion / complete / generate_text"),
         Scenario("error", None, "a failed call raises an error of the LLMError taxonomy"),
