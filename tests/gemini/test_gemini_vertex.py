@@ -224,6 +224,10 @@ def test_what_vertex_lacks_is_refused_with_the_reason(sa_file: Path) -> None:
     assert provider.provider_spec.model("decisions-prerelease") is None  # decisions: structured output
     with pytest.raises(UnsupportedFeatureError, match=r"batch is not offered on Vertex AI: .*Cloud Storage"):
         provider.prepare_batch([{"custom_id": "a", "prompt": "hi"}])
+    from llm_core.batch import run
+
+    with pytest.raises(UnsupportedFeatureError, match=r"batch is not offered on Vertex AI: .*BigQuery"):
+        run([{"custom_id": "a", "messages": "hi"}], output=sa_file.parent / "out.jsonl", provider=provider)
     from llm_core.builtin_tools import FileSearch
 
     with pytest.raises(UnsupportedFeatureError, match="file_search is not offered on Vertex AI: file search stores"):

@@ -57,6 +57,12 @@ class BatchCapable(BaseProvider):
     def supports_batch(self) -> bool:
         return self.supports_feature(Feature.BATCH)
 
+    def require_batch(self) -> None:
+        """Raise :class:`UnsupportedFeatureError` unless the batch API is offered (a provider that
+        lacks it for a reason, such as a backend without it, says why)."""
+        if not self.supports_batch():
+            raise UnsupportedFeatureError(f"{self.name} has no batch API; use mode='local'", provider=self.identifier)
+
     # -- hooks a plugin implements ------------------------------------------------------------
 
     def map_batch_request(self, group: str, mapped: Sequence[tuple[str, dict[str, Any]]], tag: str) -> dict[str, Any]:
@@ -147,8 +153,7 @@ class BatchCapable(BaseProvider):
     def prepare_batch(self, items: Iterable[Item | Mapping[str, Any]]) -> tuple[str, list[Item], list[Entry]]:
         """Check a whole job before anything is uploaded: every item valid, ids unique, one
         group, at most :attr:`max_batch_items`. Returns the group, the items and the entries."""
-        if not self.supports_batch():
-            raise UnsupportedFeatureError(f"{self.name} has no batch API", provider=self.identifier)
+        self.require_batch()
         parsed: list[Item] = []
         entries: list[Entry] = []
         seen: set[str] = set()

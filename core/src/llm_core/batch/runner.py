@@ -165,7 +165,9 @@ def resolve_target(provider: Any, features: Iterable[Feature | str] | None, mode
                 f"no provider offering {', '.join(sorted(f.value for f in wanted))} has a batch API; use mode='local'"
             )
         provider = registry.get(batching[0].identifier)
-    if mode == "batch" and not (isinstance(provider, BatchCapable) and provider.supports_batch()):
+    if mode == "batch" and isinstance(provider, BatchCapable):
+        provider.require_batch()
+    elif mode == "batch":
         raise UnsupportedFeatureError(
             f"{getattr(provider, 'name', provider)!s} has no batch API; use mode='local'",
             provider=getattr(provider, "identifier", None),

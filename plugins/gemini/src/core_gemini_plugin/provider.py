@@ -9,7 +9,7 @@ are off and the SDK talks through llm-core's guarded HTTP clients: see
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Iterable, Iterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from core_gemini_plugin import backend, contents, decisions, request_mapper, response_parser
@@ -98,10 +98,10 @@ class GeminiProvider(
     tool_name_rule = (r"^[a-zA-Z_][a-zA-Z0-9_.:-]{0,127}$", "a letter or '_', then letters, digits, '_.:-', <= 128")
     max_embedding_inputs = 100  # requests per batchEmbedContents call
 
-    def prepare_batch(self, items: Iterable[Any]) -> Any:
-        if self._vertexai:  # before any item is read: the reason, not "has no batch API"
+    def require_batch(self) -> None:
+        if self._vertexai:  # the reason, not "has no batch API"
             self._require(Feature.BATCH, self.default_model())
-        return super().prepare_batch(items)
+        super().require_batch()
 
     # -- chat, tools, vision, documents, JSON ---------------------------------------------------
 
