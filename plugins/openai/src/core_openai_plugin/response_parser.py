@@ -167,7 +167,9 @@ class _Output:
         elif kind == "image_generation_call":  # every key of the item is in the image
             self.images.append(generated_image(dump(item), self.model))
             self.builtin.append(
-                BuiltinToolCall(tool="image_generation", id=getattr(item, "id", None), status=item.status)
+                BuiltinToolCall(
+                    tool="image_generation", id=getattr(item, "id", None), status=getattr(item, "status", None)
+                )
             )
         else:
             self.keep(dump(item))
@@ -190,9 +192,10 @@ class _Output:
         for part in parts:
             kind = getattr(part, "type", None)
             if kind == "output_text" and isinstance(getattr(part, "text", None), str):
-                data = dump(part)
-                self.citations.extend(citations(data, sum(len(text) for text in self.texts)))
-                self.annotations.extend(other_annotations(data))
+                if getattr(part, "annotations", None):  # most answers have none: no dump for them
+                    data = dump(part)
+                    self.citations.extend(citations(data, sum(len(text) for text in self.texts)))
+                    self.annotations.extend(other_annotations(data))
                 self.texts.append(part.text)
             elif kind == "refusal" and isinstance(getattr(part, "refusal", None), str):
                 self.refusals.append(part.refusal)

@@ -180,7 +180,9 @@ class ResponsesStreamParser:
         elif kind == "image_generation_call":
             self._images.append(generated_image(dump(item), getattr(item, "model", None) or self._model))
             self._builtin.append(
-                BuiltinToolCall(tool="image_generation", id=getattr(item, "id", None), status=item.status)
+                BuiltinToolCall(
+                    tool="image_generation", id=getattr(item, "id", None), status=getattr(item, "status", None)
+                )
             )
         elif kind == "message":
             self._message_done(item)
