@@ -188,6 +188,14 @@ def test_demo_text_tour_is_labelled_replay(cli: Cli) -> None:
     assert cli.connections() == LOOPBACK_ONLY
 
 
+def test_demo_answers_are_wrapped_to_the_terminal_not_cut(cli: Cli) -> None:
+    out = cli("--replay", "cassettes", "demo", COLUMNS="60").stdout
+    fields = [line for line in out.splitlines() if line.startswith("      ") and not line.startswith("      vertex")]
+    assert fields and max(len(line) for line in fields) < 60
+    assert "…" not in out  # whole answers, wrapped
+    assert any(line.startswith("        ") for line in fields)  # a long answer goes on, indented
+
+
 # -- single commands in replay mode -----------------------------------------------------------
 
 

@@ -1,12 +1,13 @@
 """``llm-core chat``: the interactive conversation, and the ``--functions`` and ``--mcp`` tools it
 shares with ``prompt``.
 
-At a terminal the input line is edited with prompt_toolkit when it is installed (the ``cli``
-extra: ``pip install 'llm-core[cli]'``), else with the standard ``readline``; either way the lines typed are kept in
-``$XDG_STATE_HOME/llm-core/chat-history`` (default ``~/.local/state``) for the arrow keys of the
-next session. Lines starting with ``!`` are commands handled here (:data:`COMMANDS`), never sent.
-Every exchange is logged to the prompt log, so ``-c`` continues a chat from ``prompt`` and the
-other way round. Piped input is read a line per prompt, without prompts or a banner.
+At a terminal the input line is edited with prompt_toolkit when it is installed (the ``cli`` extra:
+``pip install 'llm-core[cli]'``), else with the standard ``readline``; either way the lines typed
+are kept in ``$XDG_STATE_HOME/llm-core/chat-history`` (default ``~/.local/state``; readline's in
+``chat-history-readline``) for the arrow keys of the next session. Lines starting with ``!`` are
+commands handled here (:data:`COMMANDS`), never sent. Every exchange is logged to the prompt log,
+so ``-c`` continues a chat from ``prompt`` and the other way round. Piped input is read a line per
+prompt, without prompts or a banner.
 """
 
 from __future__ import annotations

@@ -3,8 +3,9 @@ a pipe, and the ``!`` commands that never reach the model.
 
 At a terminal a line is read with prompt_toolkit when it is installed (the ``cli`` extra:
 ``pip install 'llm-core[cli]'``), else with :func:`input` and the
-standard :mod:`readline` (arrow keys, Ctrl-R search, Emacs keys). Both keep what was typed in
-the history file given, for the next session.
+standard :mod:`readline` (arrow keys, Ctrl-R search, Emacs keys). Both keep what was typed for
+the next session: prompt_toolkit in the history file given, readline in the same name with
+``-readline`` added (the two formats differ).
 """
 
 from __future__ import annotations
@@ -56,7 +57,9 @@ class LineReader:
     def read(self, prompt: str = PROMPT) -> str | None:
         try:
             return self._read(prompt)
-        except EOFError:
+        except EOFError:  # Ctrl-D: the shell's prompt goes on a line of its own
+            if self.interactive:
+                print(flush=True)
             return None
 
     def _piped(self, _prompt: str) -> str:
@@ -85,6 +88,8 @@ class LineReader:
         except ImportError:  # e.g. Windows without pyreadline: plain input()
             return input
         readline.set_history_length(_HISTORY_LINES)
+        # its own file: readline's format (a line per entry) is not prompt_toolkit's
+        self.history = self.history.with_name(self.history.name + "-readline")
         if self.history.is_file():
             with contextlib.suppress(OSError):
                 readline.read_history_file(self.history)
