@@ -64,3 +64,24 @@ def test_each_builtin_tool_run_is_an_execute_tool_span(registry: Registry, telem
     assert {"web_search", "file_search"} <= set(before["features"])
     (after,) = [event for kind, event in heard.events if kind == "after"]
     assert after["usage"]["tool_uses"] == {"web_search": 1, "file_search": 1}
+
+
+def test_captured_tool_definitions_name_custom_and_builtin_tools() -> None:
+    import json
+
+    from core_otel_plugin import content
+    from llm_core.messages import ChatMessage
+    from llm_core.requests import ChatRequest
+    from llm_core.tools import ToolSpec
+
+    request = ChatRequest(
+        messages=[ChatMessage.user("Hi")],
+        model="gpt-5.4",
+        tools=[ToolSpec(name="lookup"), ToolSpec.custom("calc")],
+        builtin_tools=[WebSearch()],
+    )
+    assert json.loads(content.request_attributes(request)["gen_ai.tool.definitions"]) == [
+        {"type": "function", "name": "lookup"},
+        {"type": "custom", "name": "calc"},
+        {"type": "web_search"},
+    ]

@@ -52,10 +52,13 @@ def request_attributes(request: Any) -> dict[str, str]:
     found = {"gen_ai.input.messages": dumps(history)}
     if system:
         found["gen_ai.system_instructions"] = dumps(system)
-    tools = getattr(request, "tools", None)
+    # name and type only: the conventions advise against descriptions and schemas by default
+    tools = [
+        {"type": getattr(tool, "kind", "function"), "name": tool.name} for tool in getattr(request, "tools", None) or ()
+    ]
+    tools += [{"type": tool.type} for tool in getattr(request, "builtin_tools", None) or ()]  # run by the provider
     if tools:
-        # name and type only: the conventions advise against descriptions and schemas by default
-        found["gen_ai.tool.definitions"] = dumps([{"type": "function", "name": tool.name} for tool in tools])
+        found["gen_ai.tool.definitions"] = dumps(tools)
     return found
 
 
