@@ -264,3 +264,54 @@ def test_vertex_counts_the_system_text_and_refuses_what_count_tokens_has_no_plac
     with pytest.raises(InvalidInputError, match="safety_settings cannot be counted on Vertex AI"):
         vertex.map_count_tokens_request(vertex.build_chat_request(
             "Hi", safety_settings=[{"category": "HARM_CATEGORY_HARASSMENT", "threshold": "BLOCK_NONE"}]))
+
+
+def test_no_log_record_shows_the_token(server: VertexServer, sa_file: Path, caplog: pytest.LogCaptureFixture) -> None:
+    import logging
+
+    caplog.set_level(logging.DEBUG)
+    provider = VertexProvider(project=PROJECT, location="us-central1", credentials=sa_file, base_url=server.url)
+    provider.chat_completion(QUESTION)
+    [token] = server.issued
+    assert caplog.records and not any(token in record.getMessage() for record in caplog.records)
+
+
+@pytest.mark.parametrize(("env", "expected"), [
+    ({"GOOGLE_GENAI_USE_VERTEXAI": "TRUE"}, True),
+    ({"GOOGLE_GENAI_USE_VERTEXAI": "1"}, True),
+    ({"GOOGLE_GENAI_USE_VERTEXAI": "yes"}, False),
+    ({"GOOGLE_GENAI_USE_VERTEXAI": "true", "GOOGLE_GENAI_USE_ENTERPRISE": "false"}, False),  # the SDK's order
+    ({}, None),
+])
+def test_the_switch_is_read_as_google_genai_reads_it(env: dict[str, str], expected: bool | None) -> None:
+    from core_gemini_plugin.backend import switched_on
+
+    assert switched_on(env) is expected
+
+
+@pytest.mark.filterwarnings("ignore:The generate_images method is deprecated")
+def test_imagen_goes_through_the_providers_own_vertex_client(server: VertexServer, sa_file: Path) -> None:
+    provider = VertexProvider(project=PROJECT, location="us-central1", credentials=sa_file, base_url=server.url)
+    assert provider.imagen_client is provider.client
+    data, mime = provider.generate_imagen_bytes("A lighthouse at dusk, oil painting.")
+    assert mime == "image/jpeg" and data.startswith(bytes.fromhex("ffd8"))
+    [seen] = server.vertex_requests
+    assert seen.path == f"/v1beta1/projects/{PROJECT}/locations/us-central1/publishers/google/models/" \
+                       "imagen-4.0-generate-001:predict"
+    assert seen.headers["authorization"] == f"Bearer {server.issued[0]}"
+
+
+def test_select_ranks_by_the_credentials_each_backend_has(sa_file: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from core_gemini_plugin.plugin import SPEC, VERTEX_SPEC
+    from llm_core.registry import Registry
+
+    registry = Registry()
+    registry.register(SPEC)
+    registry.register(VERTEX_SPEC)
+    first, second = registry.candidates("chat")
+    assert not first.credentials and not second.credentials
+    assert "no credentials (set GOOGLE_CLOUD_PROJECT with application default credentials" in " ".join(
+        registry.candidates("chat", prefer="vertex")[0].reasons)
+    monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(sa_file))  # a Vertex AI user: no Gemini key
+    assert [c.identifier for c in registry.candidates("chat") if c.credentials] == ["vertex"]
+    assert registry.select("chat").identifier == "vertex"

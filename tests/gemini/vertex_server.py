@@ -22,7 +22,9 @@ Where each shape comes from (nothing here is invented):
   recording holds a Vertex stream of several chunks, so the text is split over two such chunks, as
   the Developer API's streams are; ``countTokens`` as recorded (file 25: ``totalTokens``,
   ``promptTokensDetails``); an error as Google APIs send it (``{"error": {"code", "message",
-  "status"}}``, the Gemini API's shape, which INDEX.md says Vertex AI shares).
+  "status"}}``, the Gemini API's shape, which INDEX.md says Vertex AI shares); Imagen's
+  ``:predict`` answer ``{"predictions": [{"mimeType", "bytesBase64Encoded"}]}`` as google-genai
+  reads it (``models._GeneratedImage_from_vertex``, ``_Image_from_vertex``).
 
 Every request is recorded (path, query, headers, body). ``faults`` answers the next Vertex AI
 requests with the given status and body instead. The server stops with the ``with`` block.
@@ -50,9 +52,11 @@ CLIENT_EMAIL = "llm-core-test@loopback-project.iam.gserviceaccount.com"
 PROJECT = "loopback-project"
 _VERTEX_PATH = re.compile(
     r"^/(?P<version>v1beta1|v1)/(?:projects/(?P<project>[^/]+)/locations/(?P<location>[^/]+)/)?"
-    r"publishers/google/models/(?P<model>[^/:]+):(?P<method>generateContent|streamGenerateContent|countTokens)$"
+    r"publishers/google/models/(?P<model>[^/:]+):(?P<method>generateContent|streamGenerateContent|countTokens|predict)$"
 )
 _KEY = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+#: A minimal JPEG (SOI, APP0, EOI), the image Imagen's ``:predict`` answers with.
+JPEG_BASE64 = base64.b64encode(bytes.fromhex("ffd8ffe000104a46494600010100000100010000ffd9")).decode()
 
 
 def service_account_info(token_uri: str) -> dict[str, str]:
@@ -208,6 +212,8 @@ class VertexServer:
         if self.faults:
             return self.faults.pop(0)
         model, method = match["model"], match["method"]
+        if method == "predict":  # Imagen
+            return 200, {"predictions": [{"mimeType": "image/jpeg", "bytesBase64Encoded": JPEG_BASE64}]}
         if method == "countTokens":
             return 200, {"totalTokens": 13, "promptTokensDetails": [{"modality": "TEXT", "tokenCount": 13}]}
         if method == "streamGenerateContent":
