@@ -30,6 +30,8 @@ OPENAI = FOLDER / "pydantic-ai/tests/models/cassettes/test_openai_responses"
 GEMINI = FOLDER / "pydantic-ai/tests/models/cassettes/test_google"
 GEMINI_CODE = FOLDER / "pydantic-ai/tests/models/google/cassettes/test_code_execution"
 OPENAI_CHAT = FOLDER / "pydantic-ai/tests/models/cassettes/test_openai"
+#: Google Search beside function declarations on Gemini 3 was recorded on Vertex AI.
+VERTEX = FOLDER.parent / "vertex/pydantic-ai/tests/models/cassettes/test_google"
 #: The image generation tool is in the older set beside the folder (the same project's recordings).
 OPENAI_IMAGES = FOLDER.parent / "tests/models/cassettes/test_openai_responses"
 KEY = "test-key-not-a-secret"
@@ -132,3 +134,19 @@ def openai_chat_endpoint(recording: Recording) -> Any:
         "recorded", plugin="openai", preset="openai", api_key=KEY, client_args={"transport": transport}
     )
     return registry.get("recorded")
+
+
+def vertex_provider(recording: Recording, project: str) -> Any:
+    """A Vertex AI provider on ``project`` (location ``global``) with a token that needs no refresh."""
+    from google.oauth2.credentials import Credentials
+
+    from core_gemini_plugin.provider import VertexProvider
+
+    transport = recording.transport()
+    return VertexProvider(
+        project=project,
+        location="global",
+        credentials=Credentials(token="ya29.test-token"),
+        client_args={"transport": transport},
+        async_client_args={"transport": transport},
+    )

@@ -11,8 +11,17 @@ from llm_core.builtin_tools import CodeExecution, UrlContext, WebSearch
 from llm_core.messages import ChatMessage, Role
 from llm_core.responses import CompletionResponse
 from llm_core.streaming import StreamEventType
+from llm_core.tools import ToolSpec
 from tests.builtin.conftest import Runner
-from tests.builtin.recordings import GEMINI, GEMINI_CODE, Recording, gemini_provider, needs_recordings
+from tests.builtin.recordings import (
+    GEMINI,
+    GEMINI_CODE,
+    VERTEX,
+    Recording,
+    gemini_provider,
+    needs_recordings,
+    vertex_provider,
+)
 
 pytestmark = needs_recordings
 
@@ -196,3 +205,45 @@ def test_a_model_turn_from_gemini_replays_on_openai_without_its_parts() -> None:
         {"role": "user", "content": "Which day?"},
         {"role": "assistant", "content": "It is Tuesday."},
     ]
+
+
+async def test_gemini_3_searches_beside_a_function_tool(run: Runner) -> None:
+    """Gemini 3 takes Google Search and function declarations in one request (recorded on Vertex
+    AI): the function call comes back, then the grounded answer to its result."""
+    record = Recording(VERTEX / "test_google_vertex_tool_combination_omits_include_server_side_tool_invocations.yaml")
+    project = record.interactions[0]["request"]["uri"].split("/projects/")[1].split("/")[0]
+    provider = vertex_provider(record, project)
+    city = ToolSpec(
+        name="get_user_city",
+        description="The city the user lives in.",
+        parameters={"type": "object", "properties": {}, "additionalProperties": False},
+    )
+    question = "Look up the city I live in, then search the web for its weather today."
+    system = "You are a helpful chatbot."
+    first = await run(
+        provider,
+        lambda p: p.chat_completion_with_tools(
+            question, [city], model="gemini-3-flash-preview", system=system, tool_choice="auto",
+            builtin_tools=[WebSearch()],
+        ),
+    )  # fmt: skip
+    recorded = record.request(0)
+    assert sorted(key for tool in record.sent[0]["tools"] for key in tool) == ["functionDeclarations", "googleSearch"]
+    assert sorted(key for tool in recorded["tools"] for key in tool) == ["functionDeclarations", "googleSearch"]
+    assert record.sent[0]["toolConfig"] == recorded["toolConfig"]
+    (call,) = first.tool_calls or []
+    assert (call.id, call.name) == ("vcyiitct", "get_user_city")
+    turns = [ChatMessage.user(question), first.to_message(), ChatMessage.tool(call.id, "San Francisco")]
+    second = await run(
+        provider,
+        lambda p: p.chat_completion_with_tools(
+            turns, [city], model="gemini-3-flash-preview", system=system, tool_choice="auto",
+            builtin_tools=[WebSearch()],
+        ),
+    )  # fmt: skip
+    assert record.all_played
+    assert record.sent[1]["contents"][1] == record.request(1)["contents"][1]  # the call, signature and all
+    grounding = candidate_of(record.response(1))["groundingMetadata"]
+    assert_grounding_kept(grounding, second, second.metadata)
+    assert [c.tool for c in second.builtin_tool_calls or []] == ["web_search"]
+    assert second.usage.tool_uses == {"web_search": len(grounding.get("webSearchQueries", []))}  # per query
