@@ -315,3 +315,66 @@ def test_select_ranks_by_the_credentials_each_backend_has(sa_file: Path, monkeyp
     monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(sa_file))  # a Vertex AI user: no Gemini key
     assert [c.identifier for c in registry.candidates("chat") if c.credentials] == ["vertex"]
     assert registry.select("chat").identifier == "vertex"
+
+
+def _vertex_answer(request: Any) -> Any:
+    """A Vertex AI answer fitting what was asked: a function call when tools were sent, JSON when
+    a schema was, an image when image output was, else text (the Gemini API's shapes, which
+    Vertex AI shares: INDEX.md; a functionCall on Vertex AI is recorded in file 26)."""
+    import base64
+    import json
+
+    import httpx2
+
+    from tests.gemini.gemini_inputs import PNG
+    from tests.gemini.vertex_server import answer
+
+    body = json.loads(request.content)
+    config = body.get("generationConfig", {})
+    reply = answer("Paris.", MODEL)
+    parts = reply["candidates"][0]["content"]["parts"]
+    if any("functionDeclarations" in tool for tool in body.get("tools", [])):
+        parts[:] = [{"functionCall": {"name": "get_weather", "args": {"city": "Paris"}}}]
+    elif "true_claim" in config.get("responseJsonSchema", {}).get("properties", {}):  # decide()
+        parts[:] = [{"text": json.dumps({"true_claim": "yes"})}]
+    elif "responseJsonSchema" in config:
+        parts[:] = [{"text": json.dumps({"city": "Paris", "country": "France"})}]
+    elif config.get("responseModalities") == ["IMAGE"]:
+        parts[:] = [{"inlineData": {"mimeType": "image/png", "data": base64.b64encode(PNG).decode()}}]
+    elif "thinkingConfig" in config:
+        parts[:] = [{"text": "Counting the letters.", "thought": True}, {"text": "Three."}]
+    return httpx2.Response(200, headers={"content-type": "application/json"}, content=json.dumps(reply).encode())
+
+
+def test_every_chat_shaped_capability_on_vertex_paths() -> None:
+    """Tools, JSON, thinking, vision, documents, decisions (through structured output) and Gemini
+    image models go through google-genai's Vertex AI request converters, on Vertex AI paths."""
+    import httpx2
+
+    from llm_core.decisions import YesNoQuestion
+    from tests.gemini.gemini_inputs import PDF, PNG, WEATHER
+
+    sent: list[Any] = []
+
+    def handler(request: Any) -> Any:
+        sent.append(request)
+        return _vertex_answer(request)
+
+    transport = httpx2.MockTransport(handler)
+    vertex = VertexProvider(api_key=KEY, client_args={"transport": transport}, async_client_args={"transport": transport})
+    assert vertex.chat_completion_with_tools(QUESTION, [WEATHER]).tool_calls[0].arguments == {"city": "Paris"}
+    assert vertex.generate_json(QUESTION, {"type": "object", "properties": {"city": {"type": "string"}}}) == {
+        "city": "Paris", "country": "France"}
+    thought = vertex.chat_completion("How many r in strawberry?", model="gemini-2.5-flash", thinking={"budget": 128})
+    assert thought.thinking == "Counting the letters." and thought.content == "Three."
+    assert vertex.analyze_image(PNG, "What is this?", mime_type="image/png").content == "Paris."
+    assert vertex.chat_completion([{"role": "user", "content": [
+        {"type": "text", "text": "Summarise."}, {"type": "document", "data": PDF, "mime_type": "application/pdf"}]}])
+    decision = vertex.decide("Paris is in France.", [YesNoQuestion(key="true_claim", instructions="Is it true?")])
+    assert decision.probability_kind == "none"  # no native decisions on Vertex AI: structured output
+    assert decision["true_claim"].choice == "yes"
+    data, mime = vertex.generate_image_bytes("A red square.")
+    assert (data, mime) == (PNG, "image/png")
+    assert all(r.url.path.startswith("/v1beta1/publishers/google/models/") and r.url.host == "aiplatform.googleapis.com"
+               and r.headers["x-goog-api-key"] == KEY for r in sent)
+    assert len(sent) == 7
