@@ -361,7 +361,8 @@ def test_every_chat_shaped_capability_on_vertex_paths() -> None:
         return _vertex_answer(request)
 
     transport = httpx2.MockTransport(handler)
-    vertex = VertexProvider(api_key=KEY, client_args={"transport": transport}, async_client_args={"transport": transport})
+    vertex = VertexProvider(api_key=KEY, client_args={"transport": transport},
+                            async_client_args={"transport": transport})
     assert vertex.chat_completion_with_tools(QUESTION, [WEATHER]).tool_calls[0].arguments == {"city": "Paris"}
     assert vertex.generate_json(QUESTION, {"type": "object", "properties": {"city": {"type": "string"}}}) == {
         "city": "Paris", "country": "France"}
