@@ -94,6 +94,7 @@ async def grow(ctx: Context) -> str:
 def serve_http(transport: str) -> None:
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
+    listener.listen()  # connections wait in the backlog until uvicorn serves: no race with the test
     print(listener.getsockname()[1], flush=True)
     app = server.sse_app(host="127.0.0.1") if transport == "sse" else server.streamable_http_app(host="127.0.0.1")
     config = uvicorn.Config(app, log_level="warning", lifespan="on")
