@@ -280,3 +280,17 @@ def test_errors_of_the_loop_pickle_with_their_call(fake: FakeProvider) -> None:
     error = ToolInterruptedError("interrupted", call=ToolCall(id="c1", name="pay"), conversation=object())
     copy = pickle.loads(pickle.dumps(error))
     assert copy.call.id == "c1" and copy.conversation is None
+
+
+def test_an_interrupted_call_runs_again_with_the_arguments_it_was_given(fake: FakeProvider) -> None:
+    fake.script(calls(("p1", "pay", {"amount": 5})), FakeReply(content="ok"))
+    chat = fake.conversation(tools=[pay], before_tool_call=lambda call: {"amount": 1})  # the hook caps it
+    chat.send("Pay")
+    document = json.loads(chat.to_json())
+    document["messages"] = document["messages"][:2]
+    document["tool_calls"]["p1"]["finished"] = False
+    resumed = Conversation.from_json(document, provider=fake, tools=[pay])  # no hook here
+    resumed.approve("p1")
+    fake.script(FakeReply(content="again"))
+    resumed.send()
+    assert [amount for amount, _ in PAID] == [1, 1]

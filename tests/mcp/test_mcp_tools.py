@@ -10,6 +10,7 @@ import io
 import json
 import os
 import pickle
+import socket
 import subprocess
 import sys
 import time
@@ -179,6 +180,11 @@ def test_a_server_that_cannot_start_is_a_typed_error(fake: FakeProvider, tmp_pat
     exits = MCPServer.stdio(sys.executable, ["-c", "pass"], timeout=10, name="quitter")
     with pytest.raises(MCPServerError, match="'quitter'"):
         exits.tools()
+    with socket.socket() as closed:  # bound, not listening: connections are refused
+        closed.bind(("127.0.0.1", 0))
+        refused = MCPServer.http(f"http://127.0.0.1:{closed.getsockname()[1]}/mcp", start_timeout=20)
+        with pytest.raises(MCPServerError, match="could not start: ConnectError"):
+            refused.tools()
     assert fake.requests == []
 
 

@@ -279,9 +279,9 @@ class ConversationState(CallBook):
             return ToolRun(call, tool, output=error_output(reason), error=PermissionError(reason))
         if decision.action == "replace":
             call = call.model_copy(update={"arguments": dict(decision.arguments or {})})
+            record.arguments = dict(call.arguments)  # what it runs with, also when approved or run again
         if record.approval != "approved" and (decision.action == "defer" or tool.requires_approval):
             record.approval = "pending"
-            record.arguments = dict(call.arguments) if decision.action == "replace" else None
             records.announce("deferred", call)
             return ToolRun(call, tool, deferred=True)
         if tool.handler is None:

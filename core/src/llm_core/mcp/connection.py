@@ -225,6 +225,9 @@ def _http_client(
 
 
 def _describe(error: BaseException) -> str:
+    """``error`` in one line; a task group's single failure is that failure."""
+    while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
+        error = error.exceptions[0]
     text = str(error).strip().splitlines()
     return f"{type(error).__name__}: {text[0]}" if text else type(error).__name__
 
