@@ -43,6 +43,11 @@ def replies(scenario: str) -> list[FakeReply]:
         "vision": [FakeReply(content="Red.")],
         "documents": [FakeReply(content="42 EUR.")],
         "thinking": [FakeReply(content="No: 391 = 17 x 23.", thinking="Try small primes: 17 x 23 = 391.")],
+        "stream_thinking": [FakeReply(content="Three.", thinking="s-t-r-a-w-b-e-r-r-y: three r's.", usage=usage)],
+        "thinking_tools": [
+            FakeReply(tool_calls=[CALL], thinking="The user asks about Paris."),
+            FakeReply(content="Yes: 18 degrees and sunny in Paris."),
+        ],
     }
     return per_scenario.get(scenario, []) * 4
 
@@ -283,12 +288,22 @@ class DeclaresStreaming(_EchoChat):
 
 #: Broken provider → the checks (test names) it must fail; every other check must pass or skip.
 BROKEN: dict[type[BaseProvider], set[str]] = {
-    MetadataTwice: {"test_stream_event_order", "test_stream_sync_and_async_agree"},
+    MetadataTwice: {"test_stream_event_order", "test_stream_sync_and_async_agree", "test_stream_thinking"},
     StreamRaises: {"test_stream_error_ends_with_error_then_end", "test_stream_error_sync_and_async_agree"},
     # its stream_text also swallows the stream's error
     StreamTextWithThinking: {"test_stream_text_is_only_text", "test_stream_error_ends_with_error_then_end"},
-    DropsToolCalls: {"test_tool_call_round_trip", "test_tools_sync_and_async_agree", "test_tool_loop"},
-    RejectsToolResults: {"test_tool_call_round_trip", "test_tools_sync_and_async_agree", "test_tool_loop"},
+    DropsToolCalls: {
+        "test_tool_call_round_trip",
+        "test_tools_sync_and_async_agree",
+        "test_tool_loop",
+        "test_thinking_with_tools",
+    },
+    RejectsToolResults: {
+        "test_tool_call_round_trip",
+        "test_tools_sync_and_async_agree",
+        "test_tool_loop",
+        "test_thinking_with_tools",
+    },
     JsonAsText: {"test_json_validates_into_model", "test_json_sync_and_async_agree"},
     RawErrors: {
         "test_error_maps_to_taxonomy",

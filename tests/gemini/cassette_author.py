@@ -620,6 +620,21 @@ conformance("thinking", [ok(generate("conformance/thinking", [
             "so it has a factor.\n"),
     text("No. 391 = 17 x 23, so it is not prime.", thoughtSignature=signature("kit-thinking"))],
     meta=usage(19, 15, 212)))])
+conformance("stream_thinking", [sse(chunks("conformance/stream_thinking", [
+    thought("**Counting letters**\n\nSpelling it out: s-t-r-a-w-b-e-r-r-y.\n\n"),
+    thought("Marking each r gives three.\n\n"),
+    text("The letter r appears "),
+    text("**3** times in strawberry."),
+    text("", thoughtSignature=signature("kit-stream-thinking")),
+], prompt=18, thoughts=96))])
+conformance("thinking_tools", [
+    ok(generate("conformance/thinking_tools", [
+        thought("**Checking the weather**\n\nThe user wants Paris's temperature: call get_weather.\n"),
+        call("get_weather", {"city": "Paris"}, signature("kit-thinking-tools"))],
+        meta=usage(71, 15, 88))),
+    ok(generate("conformance/thinking_tools_2", [text("Yes: it is 18 °C and sunny in Paris, pleasantly warm.")],
+                meta=usage(131, 14, 40))),
+])
 conformance("embeddings", [ok({"embeddings": [{"values": vector("kit-cat", 3072)},
                                               {"values": vector("kit-dog", 3072, like="kit-cat")}]})])
 conformance("image", [ok(generate("conformance/image", [inline(KIT_PNG, "image/png")], model="gemini-2.5-flash-image",

@@ -16,6 +16,8 @@ from llm_core.testing.checks import (
     check_embeddings,
     check_image,
     check_json,
+    check_stream,
+    check_stream_thinking,
     check_token_count,
     check_tool_answer,
     check_tool_call,
@@ -24,8 +26,9 @@ from llm_core.testing.checks import (
     decision_key,
     expect,
     short,
+    stream_key,
 )
-from llm_core.testing.conformance_calls import call_both, call_ok
+from llm_core.testing.conformance_calls import astream_events, call_both, call_ok, stream_events
 
 
 class CapabilityChecks:
@@ -109,6 +112,30 @@ class CapabilityChecks:
             response.has_thinking,
             f"{provider.identifier} claims thinking, but chat_completion(thinking=True) returned no thinking",
         )
+
+    def test_stream_thinking(self, provider: BaseProvider) -> None:
+        model = self.model(provider, Feature.THINKING)
+        events = stream_events(provider, "stream_thinking", model)
+        check_stream(provider, events)
+        check_stream_thinking(provider, events)
+        aevents = astream_events(provider, "stream_thinking", model)
+        check_stream(provider, aevents)
+        agree(provider, "streams with thinking", stream_key(events), stream_key(aevents))
+
+    def test_thinking_with_tools(self, provider: BaseProvider) -> None:
+        model = self.model(provider, Feature.THINKING)
+        first = call_ok(provider, "the tool call with thinking", sc.call, "thinking_tools", provider, model)
+        check_tool_call(provider, first)
+        second = call_ok(
+            provider,
+            "sending the tool result back after the answer's assistant turn (to_message(): tool calls and metadata "
+            "such as thought signatures; with cassettes, a request that differs from the recorded one fails here)",
+            sc.thinking_tool_result_call,
+            provider,
+            first,
+            model,
+        )
+        check_tool_answer(provider, second)
 
     # -- embeddings ----------------------------------------------------------------------
 

@@ -129,6 +129,15 @@ def check_stream(provider: BaseProvider, events: list[StreamEvent]) -> None:
     check_usage(provider, meta.usage, "the stream's METADATA")
 
 
+def check_stream_thinking(provider: BaseProvider, events: list[StreamEvent]) -> None:
+    """A stream asked for thinking carries thinking tokens (``…_THINKING``) besides the answer."""
+    expect(
+        any(e.text for e in events if e.type is StreamEventType.TOKEN and e.is_thinking),
+        f"{provider.identifier} claims thinking, but a stream with thinking=True carried no thinking token "
+        "(TokenType ..._THINKING)",
+    )
+
+
 def check_stream_failure(
     provider: BaseProvider, events: list[StreamEvent], expected: type[LLMError] = ProviderError
 ) -> None:

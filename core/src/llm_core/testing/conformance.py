@@ -92,6 +92,8 @@ SCENARIO_OF: dict[str, str] = {
     "test_vision_sync_and_async_agree": "vision",
     "test_documents_response": "documents",
     "test_thinking_response": "thinking",
+    "test_stream_thinking": "stream_thinking",
+    "test_thinking_with_tools": "thinking_tools",
     "test_embeddings_response": "embeddings",
     "test_embeddings_sync_and_async_agree": "embeddings",
     "test_image_response": "image",
@@ -148,8 +150,9 @@ class ProviderConformance(CapabilityChecks, ParameterChecks):
             yield
             return
         provider: BaseProvider = request.getfixturevalue("provider")
-        if scenario.feature is not None and not provider.supports_feature(scenario.feature):
-            pytest.skip(f"{provider.identifier} does not claim {scenario.feature.value}")
+        unclaimed = scenario.claimed_by(provider)
+        if unclaimed is not None:
+            pytest.skip(f"{provider.identifier} does not claim {unclaimed.value}")
         if scenario.name == "error" and sc.error_feature(provider) is None:
             pytest.skip(f"{provider.identifier} claims none of chat, embeddings, image")
         provider.retry_policy = RetryPolicy.none()  # a recorded failure is answered once

@@ -27,12 +27,19 @@ from llm_core.tools import ToolSpec
 @dataclass(frozen=True)
 class Scenario:
     """One behaviour the kit checks. ``feature``: the claim that makes it run (``None``: every
-    provider); ``cassette``: whether it needs recorded traffic (``<name>.json``)."""
+    provider; its model serves the scenario), ``also``: further claims it needs; ``cassette``:
+    whether it needs recorded traffic (``<name>.json``)."""
 
     name: str
     feature: Feature | None
     description: str
     cassette: bool = True
+    also: tuple[Feature, ...] = ()
+
+    def claimed_by(self, provider: BaseProvider) -> Feature | None:
+        """The first feature the scenario needs that ``provider`` does not claim (``None``: all are)."""
+        needed = ((self.feature,) if self.feature is not None else ()) + self.also
+        return next((feature for feature in needed if not provider.supports_feature(feature)), None)
 
 
 SCENARIOS: dict[str, Scenario] = {
@@ -53,6 +60,18 @@ SCENARIOS: dict[str, Scenario] = {
         Scenario("vision", Feature.VISION, "analyze_image on a small PNG"),
         Scenario("documents", Feature.DOCUMENTS, "a chat with a small inline PDF"),
         Scenario("thinking", Feature.THINKING, "a chat with thinking=True returns thinking"),
+        Scenario(
+            "stream_thinking",
+            Feature.THINKING,
+            "a stream with thinking=True carries thinking tokens and the answer",
+            also=(Feature.STREAMING,),
+        ),
+        Scenario(
+            "thinking_tools",
+            Feature.THINKING,
+            "thinking=True with a tool call, then its result sent back with the answer's metadata",
+            also=(Feature.TOOLS,),
+        ),
         Scenario("embeddings", Feature.EMBEDDINGS, "vectors for two texts"),
         Scenario("image", Feature.IMAGE, "generate_image returns image bytes of the stated type"),
         Scenario("decision", Feature.DECISION, "decide: one valid answer per question"),
@@ -94,6 +113,8 @@ JSON_PROMPT = "Give the name, country and approximate population of the capital 
 VISION_PROMPT = "What colour is this image? Answer in one word."
 DOCUMENT_PROMPT = "What total does this invoice state? Answer briefly."
 THINKING_PROMPT = "Is 391 a prime number? Think it through, then answer yes or no."
+STREAM_THINKING_PROMPT = "How many times does the letter r appear in strawberry? Think it through first."
+THINKING_TOOL_PROMPT = "Think about what is asked, then use the get_weather tool: is it warm in Paris today?"
 EMBEDDING_INPUTS = ("The cat sat on the mat.", "A dog slept on the rug.")
 IMAGE_PROMPT = "A small red square on a white background, flat illustration."
 COUNT_PROMPT = "How many tokens does this sentence take?"
@@ -161,9 +182,10 @@ def assistant_turn(response: CompletionResponse) -> ChatMessage:
     return response.to_message()
 
 
-def tool_result_messages(first: CompletionResponse) -> list[ChatMessage]:
-    """The second request of the ``tools`` scenario: the question, the call, and its result."""
-    turns = [ChatMessage.user(TOOL_PROMPT), assistant_turn(first)]
+def tool_result_messages(first: CompletionResponse, prompt: str = TOOL_PROMPT) -> list[ChatMessage]:
+    """The second request of the ``tools`` scenario (and of ``thinking_tools`` with its
+    ``prompt``): the question, the call (with the answer's metadata), and its result."""
+    turns = [ChatMessage.user(prompt), assistant_turn(first)]
     turns.extend(ChatMessage.tool(call.id, TOOL_RESULT, name=call.name) for call in first.tool_calls or ())
     return turns
 
@@ -219,6 +241,10 @@ def call(name: str, api: Any, model: str | None) -> Any:
         "vision": lambda: api.analyze_image(PNG_IMAGE, VISION_PROMPT, mime_type="image/png", model=model),
         "documents": lambda: api.chat_completion([document_message()], model=model),
         "thinking": lambda: api.chat_completion(THINKING_PROMPT, model=model, thinking=True),
+        "stream_thinking": lambda: api.stream_chat_completion(STREAM_THINKING_PROMPT, model=model, thinking=True),
+        "thinking_tools": lambda: api.chat_completion_with_tools(
+            THINKING_TOOL_PROMPT, [WEATHER_TOOL], model=model, thinking=True
+        ),
         "embeddings": lambda: api.embeddings(list(EMBEDDING_INPUTS), model=model),
         "image": lambda: api.generate_image(IMAGE_PROMPT, model=model),
         "decision": lambda: api.decide(DECISION_SUBJECT, list(DECISION_QUESTIONS), model=model),
@@ -232,6 +258,13 @@ def call(name: str, api: Any, model: str | None) -> Any:
 def tool_result_call(api: Any, first: CompletionResponse, model: str | None) -> Any:
     """The second call of the ``tools`` scenario: the tool's result sent back."""
     return api.chat_completion_with_tools(tool_result_messages(first), [WEATHER_TOOL], model=model)
+
+
+def thinking_tool_result_call(api: Any, first: CompletionResponse, model: str | None) -> Any:
+    """The second call of the ``thinking_tools`` scenario: the tool's result sent back after the
+    assistant turn that carries the first answer's metadata (thought signatures, reasoning items)."""
+    messages = tool_result_messages(first, THINKING_TOOL_PROMPT)
+    return api.chat_completion_with_tools(messages, [WEATHER_TOOL], model=model, thinking=True)
 
 
 def scenario_feature(provider: BaseProvider, name: str) -> Feature | None:
@@ -253,9 +286,11 @@ def run_scenario(provider: BaseProvider, name: str, overrides: Mapping[str, str]
     results: list[Any] = []
     try:
         first = call(key, provider, model)
-        results.append(list(first) if name in ("stream", "stream_error") else first)
+        results.append(list(first) if name in ("stream", "stream_error", "stream_thinking") else first)
         if name == "tools" and first.tool_calls:
             results.append(tool_result_call(provider, first, model))
+        if name == "thinking_tools" and first.tool_calls:
+            results.append(thinking_tool_result_call(provider, first, model))
     except LLMError as exc:
         results.append(exc)
     return results
