@@ -93,3 +93,14 @@ def test_listings_fit_80_columns(run: Run, command: str) -> None:
     if command == "models":
         assert "gemini-2.5-flash (default, alias flash)" in result.stdout
         assert len(lines) < 60
+
+
+def test_an_option_the_provider_declares_is_no_typo() -> None:
+    from core_gemini_plugin.provider import GeminiProvider
+    from core_openai_plugin.provider import OpenAIProvider
+    from llm_core.cli.options import check_option_names
+    from llm_core.errors import InvalidInputError
+
+    check_option_names(GeminiProvider(api_key="not-sent"), {"top_k": 40})  # Gemini takes top_k
+    with pytest.raises(InvalidInputError, match=r"-o top_k: unknown option; did you mean -o top_p\?"):
+        check_option_names(OpenAIProvider(api_key="not-sent"), {"top_k": 40})  # one letter from top_p

@@ -218,16 +218,19 @@ def choose_provider(provider: str | None, features: list[Feature], model: str | 
 _OWN_OPTION = {"temperature": "--temperature", "max_tokens": "--max-tokens", "system": "-s", "model": "-m"}
 
 
-def check_option_names(options: dict[str, Any]) -> None:
-    """``-o KEY``: a key one typo away from a field of every chat request (``temprature``) is
-    refused with the right name. Other keys are the provider's options: it checks them."""
+def check_option_names(provider: Any, options: dict[str, Any]) -> None:
+    """``-o KEY``: a key the provider does not declare and that is one typo away from a field of
+    every chat request (``temprature``) is refused with the right name. Any other key is the
+    provider's to check (it knows its per-call options)."""
     import difflib
 
+    from llm_core.config import declared_settings
     from llm_core.requests import ChatRequest
 
     fields = sorted(set(ChatRequest.model_fields) - {"messages", "options"})
+    declared = declared_settings(type(provider))
     for key in options:
-        if key in fields:
+        if key in fields or key in declared:
             continue
         close = difflib.get_close_matches(key, fields, n=1, cutoff=0.8)
         if close:

@@ -80,8 +80,8 @@ def wants_stream(args: argparse.Namespace, provider: Any, model: str | None) -> 
 def chosen_provider(args: argparse.Namespace, setup: CallSetup) -> Any:
     """The provider for the call, after the checks that need no request: ``-o`` names one typo
     from a request field, sampling options on a reasoning model."""
-    check_option_names(setup.options)
     provider = choose_provider(args.provider, setup.features, setup.model, setup.key)
+    check_option_names(provider, setup.options)
     check_sampling(provider, setup.model, setup.options)
     return provider
 
