@@ -18,6 +18,9 @@ from llm_core.errors import ConfigurationError, LLMError, UnknownSettingError
 from llm_core.keystore import config_dir, get_key
 
 CONFIG_ENV = "LLM_CORE_CONFIG"
+#: The settings every provider reads (declared by the base class of every provider,
+#: :class:`~llm_core.provider.settings.ProviderSettings`); a plugin's class adds its own.
+CORE_SETTINGS: tuple[str, ...] = ("api_key", "model", "base_url", "timeout", "retry", "unknown_model_features")
 
 
 class Secret:

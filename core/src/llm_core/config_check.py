@@ -7,8 +7,9 @@ CLI can stop a command that needs that part and only warn the others.
 
 The valid names come from the declarations: a provider's keys are what its class declares
 (:func:`llm_core.provider.settings.table_keys`), a ``[prices."MODEL"]`` table's are the fields
-of :class:`~llm_core.pricing.Prices`, and a provider name is any registered identifier. Classes
-are imported only for the providers the file has a table for; no provider SDK is imported.
+of :class:`~llm_core.pricing.Prices`, and a provider name is any registered identifier. A table
+holding only the core's settings (:data:`~llm_core.config.CORE_SETTINGS`) is valid for every
+provider; only another key makes the check import the provider's class (never its SDK).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from llm_core.config import CONFIG_ENV, config_path, load_config_file
+from llm_core.config import CONFIG_ENV, CORE_SETTINGS, config_path, load_config_file
 from llm_core.errors import ConfigurationError
 from llm_core.pricing import Prices
 
@@ -88,8 +89,6 @@ def check_config(path: Path | None = None, registry: Any = None) -> list[ConfigP
 
 
 def _providers(tables: Mapping[str, Any], registry: Any, where: str) -> list[ConfigProblem]:
-    from llm_core.provider.settings import table_keys
-
     known = {spec.identifier: spec for spec in registry.providers()}
     problems = []
     for name, section in tables.items():
@@ -109,6 +108,10 @@ def _providers(tables: Mapping[str, Any], registry: Any, where: str) -> list[Con
         if not isinstance(section, Mapping):
             problems.append(ConfigProblem(part, f"{where}: providers.{name} must be a table ([providers.{name}])"))
             continue
+        if set(section) <= _every_provider_reads(section):
+            continue  # valid whatever the class: no need to import it
+        from llm_core.provider.settings import table_keys  # imports the provider machinery: only when needed
+
         keys = table_keys(provider_class(known[name]))
         if keys is None:
             continue
@@ -120,6 +123,17 @@ def _providers(tables: Mapping[str, Any], registry: Any, where: str) -> list[Con
                 )
             )
     return problems
+
+
+def _every_provider_reads(section: Mapping[str, Any]) -> frozenset[str]:
+    """Keys valid in any provider's table (the core's settings; an endpoint's keys too, in a
+    table with a ``plugin`` key: only a class serving endpoints gets one registered)."""
+    from llm_core.endpoints import PLUGIN_KEY, EndpointSettings
+
+    keys = set(CORE_SETTINGS)
+    if PLUGIN_KEY in section:
+        keys |= set(EndpointSettings.model_fields)
+    return frozenset(keys)
 
 
 def _endpoint_error(registry: Any, name: str, section: Any) -> BaseException | None:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from llm_core.config import (
+    CORE_SETTINGS,
     Secret,
     check_names,
     check_section,
@@ -55,7 +56,7 @@ class ProviderSettings:
     #: Settings this class reads, as constructor keywords, ``configure`` keys or keys of a
     #: ``[providers.NAME]`` table (names or Pydantic settings models); subclasses add their own,
     #: and any other name is refused. See :func:`llm_core.config.declared_settings`.
-    settings: ClassVar[tuple[Any, ...]] = ("api_key", "model", "base_url", "timeout", "retry", "unknown_model_features")
+    settings: ClassVar[tuple[Any, ...]] = CORE_SETTINGS
     #: Per-call options this class also takes as provider-level defaults (constructor keywords or
     #: config-file keys; they count as declared settings): every chat-shaped call gets them unless
     #: it passes its own value. Request fields (``temperature``, ``max_tokens``, ``top_p``,
