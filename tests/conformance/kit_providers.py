@@ -81,6 +81,24 @@ class MetadataTwice(FakeProvider):
         return _MetadataTwiceParser(super().new_stream_parser(request))
 
 
+class _ThinkingDroppedParser:
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+
+    def feed(self, chunk: Any) -> Sequence[StreamEvent]:
+        return [event for event in self._inner.feed(chunk) if not event.is_thinking]
+
+    def finish(self) -> Any:
+        return self._inner.finish()
+
+
+class StreamDropsThinking(FakeProvider):
+    """Claims thinking, but its stream parser drops the thinking tokens."""
+
+    def new_stream_parser(self, request: ChatRequest) -> Any:
+        return _ThinkingDroppedParser(super().new_stream_parser(request))
+
+
 class StreamRaises(FakeProvider):
     """A failing stream raises the raw exception instead of yielding ERROR then END."""
 
@@ -333,6 +351,7 @@ BROKEN: dict[type[BaseProvider], set[str]] = {
     OneVectorOnly: {"test_embeddings_response", "test_embeddings_sync_and_async_agree"},
     LosesThinking: {"test_thinking_response"},
     CountsNothing: {"test_count_tokens_response", "test_count_tokens_sync_and_async_agree"},
+    StreamDropsThinking: {"test_stream_thinking"},
     DropsSamplingParameters: {"test_sampling_parameters_are_sent"},
     IgnoresToolChoice: {"test_tool_choice_is_sent"},
 }
@@ -357,6 +376,7 @@ MESSAGES: dict[type[BaseProvider], str] = {
     OneVectorOnly: "2 inputs gave 1 vectors",
     LosesThinking: "returned no thinking",
     CountsNothing: "count_tokens counted 0 tokens for a prompt",
+    StreamDropsThinking: "a stream with thinking=True carried no thinking token",
     DropsSamplingParameters: "temperature=0.37 is nowhere in the payload handed to _send_chat",
     IgnoresToolChoice: "tool_choice is not mapped",
 }
