@@ -181,7 +181,7 @@ def parse_chat_response(raw: types.GenerateContentResponse, request: ChatRequest
         thinking=thinking,
         model=raw.model_version or request.model,
         provider=PROVIDER,
-        usage=usage_from(raw.usage_metadata).model_copy(update={"tool_uses": uses or None}),
+        usage=usage_from(raw.usage_metadata, uses or None),
         response_id=raw.response_id,
         finish_reason=_finish_from_name(reason, tool_calls is not None),
         tool_calls=tool_calls,
