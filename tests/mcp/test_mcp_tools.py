@@ -325,3 +325,28 @@ def test_llm_core_prompt_and_chat_take_mcp_servers(
     assert results(model, 1) == ["3"] and results(model, 3) == ["hi"]
     assert capsys.readouterr().out.splitlines() == ["[tool] add(a=1, b=2)", "3", "[tool] echo(text='hi')", "hi"]
     assert main(["prompt", "-p", "fake", "--mcp", "  ", "hi"]) == 2
+
+
+def server_pid(server: MCPServer) -> int:
+    """The pid of the server process, asked through its ``pid`` tool."""
+    tool = next(t for t in server.tools() if t.name == "pid")
+    assert tool.handler is not None
+    return int(tool.handler({}, ""))
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_a_forked_child_starts_its_own_server(tools_server: MCPServer) -> None:
+    parent = server_pid(tools_server)  # started in the parent
+    read, write = os.pipe()
+    child = os.fork()
+    if child == 0:  # pragma: no cover - the child reports through the pipe
+        try:
+            os.write(write, str(server_pid(tools_server)).encode())
+        finally:
+            os._exit(0)
+    os.close(write)
+    with os.fdopen(read) as answer:
+        in_child = int(answer.read() or 0)
+    os.waitpid(child, 0)
+    assert in_child not in (0, parent)  # its own server, not the parent's
+    assert server_pid(tools_server) == parent  # the parent's is untouched

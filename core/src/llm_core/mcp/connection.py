@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import os
 import sys
 import threading
 from collections.abc import Callable, Coroutine, Mapping
@@ -62,8 +63,14 @@ class _LoopThread:
                 self._loop = loop
             return self._loop
 
+    def forget(self) -> None:
+        """In a forked child: the parent's loop thread does not exist here; start a new one."""
+        self._loop = None
+        self._lock = threading.Lock()
+
 
 LOOP = _LoopThread()
+os.register_at_fork(after_in_child=LOOP.forget)
 
 
 class Connection:

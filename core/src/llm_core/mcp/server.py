@@ -10,6 +10,7 @@ import atexit
 import contextlib
 import importlib.util
 import math
+import os
 import threading
 import weakref
 from collections.abc import Callable, Collection, Mapping, Sequence
@@ -246,6 +247,16 @@ def _stdio_name(command: str, args: list[str]) -> str:
         run = next((a for a in args if not a.startswith("-") and a != "run"), name)
         name = Path(run).name
     return name.removesuffix(".py") or command
+
+
+def _forget_all() -> None:
+    """In a forked child: the servers are the parent's; each starts anew here when used."""
+    for server in list(_LIVE):
+        server._connection, server._tools, server._lock = None, None, threading.Lock()
+    _LIVE.clear()
+
+
+os.register_at_fork(after_in_child=_forget_all)
 
 
 @atexit.register
