@@ -8,14 +8,14 @@ one connection pool per event loop).
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
-from urllib.parse import urlsplit
 
 from core_openai_plugin import decisions, request_mapper, response_parser
 from core_openai_plugin.batch import OpenAIBatch
 from core_openai_plugin.errors import OPENAI, Wording, map_openai_error
 from core_openai_plugin.plugin import IDENTIFIER, SPEC
+from core_openai_plugin.servers import header_remover, server_wording
 from core_openai_plugin.stream_parser import ResponsesStreamParser
 from llm_core.capabilities import (
     DecisionCapable,
@@ -32,6 +32,7 @@ from llm_core.decisions import DecisionResponse
 from llm_core.endpoints import EndpointSettings
 from llm_core.errors import LLMError
 from llm_core.operations import Operations
+from llm_core.provider import AsyncProvider
 from llm_core.redaction import protect_loggers
 from llm_core.requests import ChatRequest, DecisionRequest, EmbeddingRequest, ImageRequest
 from llm_core.responses import CompletionResponse, ConnectionStatus, EmbeddingResponse, ImageResponse
@@ -129,15 +130,13 @@ class OpenAIProvider(
         """How errors name this server (``OpenAI`` for api.openai.com)."""
         if not self.base_url and not self.is_endpoint:
             return OPENAI
-        service = f"{self.name} at {shown_url(self.base_url or 'https://api.openai.com/v1')}"
-        name, path, other = self.dialect
-        where = f"[providers.{self.identifier}]" if self.is_endpoint else "a [providers.NAME] endpoint (docs/openai.md)"
-        variables = " or ".join(self._spec.credential_env)
-        return Wording(
-            service,
-            f"check {variables or 'the key'} (or `llm-core keys set {self.identifier}`, or api_key)",
-            f"the model is unknown there, or the server does not implement {name} ({path}); "
-            f'if it speaks the other dialect, set api = "{other}" in {where}',
+        return server_wording(
+            self.name,
+            self.base_url or "https://api.openai.com/v1",
+            self.identifier,
+            endpoint=self.is_endpoint,
+            dialect=self.dialect,
+            key_variables=self._spec.credential_env,
         )
 
     def _reset_clients(self) -> None:
@@ -176,7 +175,7 @@ class OpenAIProvider(
         dropped = self._dropped_headers()
         if dropped:
             hooks = dict(args.get("event_hooks") or {})
-            hooks["request"] = [*hooks.get("request", ()), _header_remover(dropped, asynchronous=asynchronous)]
+            hooks["request"] = [*hooks.get("request", ()), header_remover(dropped, asynchronous=asynchronous)]
             args["event_hooks"] = hooks
         return args
 
@@ -224,22 +223,40 @@ class OpenAIProvider(
 
     # -- health ------------------------------------------------------------------------------
 
+    @property
+    def aio(self) -> AsyncProvider:
+        """The async twins of every call; ``test_connection`` probes the chat path as the sync one."""
+        if self._aio is None:
+            self._aio = _AsyncOpenAIProvider(self)
+        return self._aio
+
     def test_connection(self) -> ConnectionStatus:
         """The model list, and for a server other than api.openai.com one short chat call: a
         server that lists models but does not implement the API this provider speaks fails here."""
         status = super().test_connection()
+        model = self._probe_model(status)
+        if model is not None:
+            try:
+                self._respond(Operations.complete, PROBE, {"model": model, "max_tokens": 16})
+            except LLMError as exc:
+                raise self._connection_failed(exc) from exc
+        return self._probed(status, model)
+
+    def _probe_model(self, status: ConnectionStatus) -> str | None:
+        """The model a health check sends its chat call to (``None``: api.openai.com, no call)."""
         if not self.base_url and not self.is_endpoint:
-            return status
+            return None
         model = self._model or next(iter(status.models), None)
         if model is None:
-            raise self._connection_failed(
-                LLMError(f"{self.wording.service} lists no model: set model = ... to test a chat call")
+            problem = LLMError(f"{self.wording.service} lists no model: set model = ... to test a chat call")
+            raise self._connection_failed(problem)
+        return model
+
+    def _probed(self, status: ConnectionStatus, model: str | None) -> ConnectionStatus:
+        if model is not None:
+            status.message = (
+                f"connected to {self.wording.service}: {model} answers ({self.dialect[0]}), {status.message}"
             )
-        try:
-            self._respond(Operations.complete, ("Reply with OK.",), {"model": model, "max_tokens": 16})
-        except LLMError as exc:
-            raise self._connection_failed(exc) from exc
-        status.message = f"connected to {self.wording.service}: {model} answers ({self.dialect[0]}), {status.message}"
         return status
 
     # -- chat (also tools, vision, documents, JSON, decision fallback) ----------------------------
@@ -316,7 +333,10 @@ class OpenAIProvider(
         return await self.async_client.embeddings.create(**payload)
 
     def parse_embedding_response(self, raw: Any, request: EmbeddingRequest) -> EmbeddingResponse:
-        return response_parser.parse_embeddings(raw, request)
+        response = response_parser.parse_embeddings(raw, request)
+        if self.is_endpoint:
+            response.provider = self.identifier
+        return response
 
     # -- images ------------------------------------------------------------------------------
 
@@ -349,21 +369,21 @@ class OpenAIProvider(
         return decisions.parse_decision(raw, request)
 
 
-def shown_url(url: str) -> str:
-    """A base URL as errors show it: scheme, host, port and path (never credentials or a query)."""
-    parts = urlsplit(url)
-    port = f":{parts.port}" if parts.port else ""
-    return f"{parts.scheme}://{parts.hostname or ''}{port}{parts.path.rstrip('/')}"
+#: The health check's chat call.
+PROBE = ("Reply with OK.",)
 
 
-def _header_remover(names: tuple[str, ...], *, asynchronous: bool) -> Callable[[Any], Any]:
-    """An httpx2 request hook removing ``names`` (async clients take coroutine hooks)."""
+class _AsyncOpenAIProvider(AsyncProvider):
+    """``provider.aio`` of the OpenAI providers: the health check awaits the same probe."""
 
-    def remove(request: Any) -> None:
-        for name in names:
-            request.headers.pop(name, None)
+    _p: OpenAIProvider
 
-    async def aremove(request: Any) -> None:
-        remove(request)
-
-    return aremove if asynchronous else remove
+    async def test_connection(self) -> ConnectionStatus:
+        status = await super().test_connection()
+        model = self._p._probe_model(status)
+        if model is not None:
+            try:
+                await self._p._arespond(Operations.complete, PROBE, {"model": model, "max_tokens": 16})
+            except LLMError as exc:
+                raise self._p._connection_failed(exc) from exc
+        return self._p._probed(status, model)
