@@ -10,9 +10,10 @@ details (reference recording 14), a stream of ``tool_calls`` argument pieces key
 (recording 2), DeepSeek's ``reasoning_content`` deltas (recording 15). Paths it does not serve
 (``/v1/responses``) get Go's ``404 page not found``, as Ollama answers an unknown route.
 
-Every answer echoes the last user text (``echo: <text>``). With tools and no tool result yet it
+Every answer echoes the last user text (``echo: <text>``), with a ``reasoning`` field as Ollama
+sends one for a reasoning model. With tools and no tool result yet it
 calls the first tool (arguments: ``{"city": "Paris"}``); after a tool result it answers with the
-result. A ``response_format`` gets a JSON object (the schema's properties filled from :data:`CITY`).
+result. A ``response_format`` gets a JSON object (valid for the schema: see :func:`sample`).
 """
 
 from __future__ import annotations
@@ -58,11 +59,34 @@ def answer(body: dict[str, Any]) -> dict[str, Any]:
         return {"role": "assistant", "content": f"The tool said: {messages[-1]['content']}"}
     response_format = body.get("response_format") or {}
     if response_format.get("type") == "json_schema":
-        fields = response_format["json_schema"]["schema"].get("properties", {})
-        return {"role": "assistant", "content": json.dumps({name: CITY.get(name, "Paris") for name in fields})}
+        schema = response_format["json_schema"]["schema"]
+        return {"role": "assistant", "content": json.dumps(sample(schema, "", schema))}
     if response_format:
         return {"role": "assistant", "content": json.dumps(CITY)}
-    return {"role": "assistant", "content": f"echo: {last_user_text(body)}"}
+    text = last_user_text(body)
+    return {"role": "assistant", "content": f"echo: {text}", "reasoning": f"The user wrote {len(text)} characters."}
+
+
+def sample(schema: dict[str, Any], name: str, root: dict[str, Any]) -> Any:
+    """A value valid for ``schema`` (a property named in :data:`CITY` takes its value there)."""
+    if "$ref" in schema:
+        target: Any = root
+        for key in schema["$ref"].removeprefix("#/").split("/"):
+            target = target[key]
+        return sample(target, name, root)
+    for union in ("anyOf", "oneOf"):
+        if union in schema:
+            return sample(schema[union][0], name, root)
+    if "enum" in schema:
+        return schema["enum"][0]
+    kind = schema.get("type")
+    if kind == "object":
+        return {key: sample(value, key, root) for key, value in schema.get("properties", {}).items()}
+    if kind == "array":
+        return [sample(schema["items"], name, root)] if "items" in schema else []
+    if kind in ("integer", "number"):
+        return CITY.get(name, schema.get("minimum", 1))
+    return {"boolean": True, "null": None}.get(kind, CITY.get(name, "Paris"))
 
 
 def completion(body: dict[str, Any]) -> dict[str, Any]:
@@ -98,6 +122,8 @@ def stream_events(body: dict[str, Any], *, finish: bool = True) -> list[str]:
         for piece in (arguments[: len(arguments) // 2], arguments[len(arguments) // 2 :]):
             delta = {"tool_calls": [{"index": call_index, "function": {"arguments": piece}}]}
             events.append(chunk(body, [{"index": 0, "delta": delta, "finish_reason": None}]))
+    if message.get("reasoning"):  # as Ollama streams it: ``delta.reasoning`` before the content
+        events.append(chunk(body, [{"index": 0, "delta": {"reasoning": message["reasoning"]}, "finish_reason": None}]))
     for word in words(message["content"]) if message.get("content") else []:
         events.append(chunk(body, [{"index": 0, "delta": {"content": word}, "finish_reason": None}]))
     if not finish:

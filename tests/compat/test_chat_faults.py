@@ -4,6 +4,7 @@ proves the chat path answers; a key goes only to the endpoint it was configured 
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 import pytest
@@ -106,3 +107,13 @@ def test_a_configured_key_goes_to_its_endpoint_only(
     (request,) = upstream.requests
     assert request.headers["authorization"] == "Bearer lab-secret-0123456789"
     assert CANARY_KEY not in json.dumps(request.headers)
+
+
+def test_the_async_health_check_probes_the_chat_path_too(
+    upstream: FaultServer, endpoint_config: EndpointConfig
+) -> None:
+    provider = endpoint_config(local_table(upstream, "old", api='"responses"', retry="{max_attempts = 1}")).get("old")
+    with pytest.raises(ProviderConnectionError, match=r'set api = "chat_completions" in \[providers.old\]'):
+        asyncio.run(provider.aio.test_connection())
+    status = asyncio.run(endpoint_config(local_table(upstream)).get("local").aio.test_connection())
+    assert "llama3.2 answers (the Chat Completions API)" in status.message
