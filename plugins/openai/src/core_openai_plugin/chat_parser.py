@@ -136,7 +136,7 @@ def _parse(raw: Any, request: ChatRequest, endpoint: str, service: str) -> Compl
             f"{service}'s answer carries no text, tool call or refusal{cut}", provider=endpoint, raw=str(text or "")
         )
     usage = field(raw, "usage")
-    counted = usage_from(usage)
+    counted = usage_from(usage, service=service, provider=endpoint)
     metadata: dict[str, Any] = {}
     replay = {name: field(message, name) for name in REPLAYED_FIELDS if field(message, name)}
     if replay:

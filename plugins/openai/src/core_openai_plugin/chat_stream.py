@@ -178,7 +178,9 @@ class ChatCompletionsStreamParser:
             raise InvalidResponseError(
                 f"{self._service}'s streamed answer carries no text or tool call{cut}", provider=self._endpoint
             )
-        usage = usage_from(self._usage) if self._usage is not None else None
+        usage = (
+            usage_from(self._usage, service=self._service, provider=self._endpoint) if self._usage is not None else None
+        )
         extra: dict[str, Any] = {}
         if self._replay:
             extra[REASONING_REPLAY] = self._replay

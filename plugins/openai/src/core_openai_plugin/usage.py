@@ -18,31 +18,32 @@ from llm_core.responses import Usage
 PROVIDER = "openai"
 
 
-def usage_from(usage: Any) -> Usage:
+def usage_from(usage: Any, *, service: str = "OpenAI", provider: str = PROVIDER) -> Usage:
     """OpenAI usage → :class:`Usage` (Responses, Chat Completions and compatible servers).
 
     ``completion_tokens`` counts visible output only: OpenAI's ``output_tokens`` (Chat Completions:
     ``completion_tokens``) include the reasoning tokens (``…_tokens_details.reasoning_tokens``),
     which go to ``thinking_tokens``. ``cached_tokens`` is
     ``input_tokens_details.cached_tokens`` (``prompt_tokens_details`` on Chat Completions), part
-    of the input count as OpenAI reports it.
+    of the input count as OpenAI reports it. ``service`` and ``provider`` name the sender in errors.
     """
     if usage is None:
         return Usage()
     if not isinstance(usage, BaseModel | Mapping):  # the SDK keeps a field of the wrong type as sent
-        raise InvalidResponseError(f"OpenAI's usage is {describe(usage)}, not an object", provider=PROVIDER)
-    prompt = _count(usage, "input_tokens") or _count(usage, "prompt_tokens") or 0
-    output = _count(usage, "output_tokens") or _count(usage, "completion_tokens") or 0
+        raise InvalidResponseError(f"{service}'s usage is {describe(usage)}, not an object", provider=provider)
+    sender = (service, provider)
+    prompt = _count(usage, "input_tokens", sender) or _count(usage, "prompt_tokens", sender) or 0
+    output = _count(usage, "output_tokens", sender) or _count(usage, "completion_tokens", sender) or 0
     outputs = _field(usage, "output_tokens_details") or _field(usage, "completion_tokens_details")
-    thinking = _detail(outputs, "reasoning_tokens")
+    thinking = _detail(outputs, "reasoning_tokens", sender)
     inputs = _field(usage, "input_tokens_details") or _field(usage, "prompt_tokens_details")
-    total = _count(usage, "total_tokens") or prompt + output
+    total = _count(usage, "total_tokens", sender) or prompt + output
     return Usage(
         prompt_tokens=prompt,
         completion_tokens=output - (thinking or 0),
         total_tokens=total,
         thinking_tokens=thinking,
-        cached_tokens=_detail(inputs, "cached_tokens"),
+        cached_tokens=_detail(inputs, "cached_tokens", sender),
     )
 
 
@@ -51,7 +52,7 @@ def _field(obj: Any, name: str) -> Any:
     return obj.get(name) if isinstance(obj, Mapping) else getattr(obj, name, None)
 
 
-def _count(obj: Any, name: str) -> int | None:
+def _count(obj: Any, name: str, sender: tuple[str, str] = ("OpenAI", PROVIDER)) -> int | None:
     """A token count of a usage object: a whole number, ``None`` when it is not reported; anything
     else (an object, a list, text) is an answer the usage cannot be read from."""
     value = _field(obj, name)
@@ -60,16 +61,19 @@ def _count(obj: Any, name: str) -> int | None:
     if isinstance(value, float) and value.is_integer():
         value = int(value)
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise InvalidResponseError(f"OpenAI's usage {name} is {describe(value)}, not a token count", provider=PROVIDER)
+        service, provider = sender
+        raise InvalidResponseError(
+            f"{service}'s usage {name} is {describe(value)}, not a token count", provider=provider
+        )
     return value
 
 
-def _detail(details: Any, name: str) -> int | None:
+def _detail(details: Any, name: str, sender: tuple[str, str] = ("OpenAI", PROVIDER)) -> int | None:
     """A count of a usage details object, ``None`` when it is not reported."""
     if details is None:
         return None
     if not isinstance(details, BaseModel | Mapping):
         raise InvalidResponseError(
-            f"OpenAI's usage details holding {name} are {describe(details)}, not an object", provider=PROVIDER
+            f"{sender[0]}'s usage details holding {name} are {describe(details)}, not an object", provider=sender[1]
         )
-    return _count(details, name)
+    return _count(details, name, sender)
