@@ -243,3 +243,76 @@ def openai_stream_events(model: str, deltas: int) -> tuple[bytes, ...]:
         },
     ]
     return tuple(b"event: " + e["type"].encode() + b"\ndata: " + _dumps(e) + b"\n\n" for e in events)
+
+
+# -- OpenAI Chat Completions (POST /v1/chat/completions, as OpenAI and compatible servers answer) ---
+# ``openai.types.chat.ChatCompletion`` / ``ChatCompletionChunk``, laid out as the reference
+# recordings of api.openai.com show them: ``message`` with ``refusal`` and ``annotations``, usage
+# with token details; a stream of ``data:`` chunks (the first with the role, one per delta, the
+# ``finish_reason`` in a chunk of its own, then the usage chunk with ``choices: []``, then
+# ``data: [DONE]``).
+
+_CHAT_ID = "chatcmpl-BJjf61mLb9z5H45ClJzbx0UWKwjo1"
+
+
+def _chat_usage(completion_tokens: int) -> dict[str, Any]:
+    return {
+        "prompt_tokens": PROMPT_TOKENS,
+        "completion_tokens": completion_tokens,
+        "total_tokens": PROMPT_TOKENS + completion_tokens,
+        "prompt_tokens_details": {"cached_tokens": 0, "audio_tokens": 0},
+        "completion_tokens_details": {
+            "reasoning_tokens": 0,
+            "audio_tokens": 0,
+            "accepted_prediction_tokens": 0,
+            "rejected_prediction_tokens": 0,
+        },
+    }
+
+
+def _chunk(model: str, choices: list[dict[str, Any]], usage: dict[str, Any] | None = None) -> bytes:
+    chunk = {
+        "id": _CHAT_ID,
+        "object": "chat.completion.chunk",
+        "created": 1744043456,
+        "model": model,
+        "service_tier": "default",
+        "system_fingerprint": "fp_898ac29719",
+        "choices": choices,
+        "usage": usage,
+    }
+    return b"data: " + _dumps(chunk) + b"\n\n"
+
+
+@lru_cache(maxsize=8)
+def openai_chat_completion(model: str) -> bytes:
+    """A ``ChatCompletion`` with :data:`ANSWER`."""
+    message: dict[str, Any] = {"role": "assistant", "content": ANSWER, "refusal": None, "annotations": []}
+    return _dumps(
+        {
+            "id": _CHAT_ID,
+            "object": "chat.completion",
+            "created": 1744043456,
+            "model": model,
+            "choices": [{"index": 0, "message": message, "logprobs": None, "finish_reason": "stop"}],
+            "usage": _chat_usage(ANSWER_TOKENS),
+            "service_tier": "default",
+            "system_fingerprint": "fp_898ac29719",
+        }
+    )
+
+
+def openai_chat_stream_events(model: str, deltas: int) -> tuple[bytes, ...]:
+    """A Chat Completions stream of ``deltas`` text deltas and the usage chunk."""
+    first = {
+        "index": 0,
+        "delta": {"role": "assistant", "content": "", "refusal": None},
+        "logprobs": None,
+        "finish_reason": None,
+    }
+    texts = [
+        _chunk(model, [{"index": 0, "delta": {"content": text}, "logprobs": None, "finish_reason": None}])
+        for text in delta_texts(deltas)
+    ]
+    done = _chunk(model, [{"index": 0, "delta": {}, "logprobs": None, "finish_reason": "stop"}])
+    return (_chunk(model, [first]), *texts, done, _chunk(model, [], _chat_usage(deltas)), b"data: [DONE]\n\n")

@@ -224,7 +224,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--quick", action="store_true", help="tiny counts: check that the harness works")
     parser.add_argument("--sections", default=",".join(SECTIONS), help=f"comma list of {', '.join(SECTIONS)}")
-    parser.add_argument("--providers", default=",".join(PROVIDERS), help="comma list of gemini, openai")
+    parser.add_argument("--providers", default=",".join(PROVIDERS), help="comma list of gemini, openai, openai-chat")
     parser.add_argument("--json", type=Path, help="write the full results (every median and range) here")
     parser.add_argument("--markdown", type=Path, help="write the Markdown report here (also printed)")
     parser.add_argument("--check", action="store_true", help="exit 1 when a target is missed")

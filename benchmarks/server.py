@@ -6,6 +6,8 @@ Routes (anything else is a 404 with a JSON error body, as the services send):
 - ``POST /v1/models/{model}:streamGenerateContent?alt=sse`` → ``deltas`` SSE chunks (chunked)
 - ``POST /v1/responses`` → a Response (JSON), or with ``"stream": true`` the ``response.*`` SSE
   event sequence with ``deltas`` text deltas
+- ``POST /v1/chat/completions`` → a ChatCompletion (JSON), or with ``"stream": true`` its
+  ``data:`` chunks with ``deltas`` text deltas, the usage chunk and ``[DONE]``
 - ``GET /_bench/last`` → the last model request received (method, path, headers, JSON body), so
   the harness can check that llm-core and the bare SDK sent the identical request
 - ``GET /_bench/stats`` → request counts
@@ -111,6 +113,10 @@ class Wire:
             return _fixed("200 OK", _OPENAI_HEADERS, bodies.openai_response(model))
         if kind == "openai-sse":
             return _chunked(_OPENAI_SSE_HEADERS, bodies.openai_stream_events(model, self.deltas))
+        if kind == "chat":
+            return _fixed("200 OK", _OPENAI_HEADERS, bodies.openai_chat_completion(model))
+        if kind == "chat-sse":
+            return _chunked(_OPENAI_SSE_HEADERS, bodies.openai_chat_stream_events(model, self.deltas))
         raise ValueError(kind)
 
 
@@ -148,13 +154,13 @@ class State:
     def _route(method: str, path: str, query: str, body: bytes) -> tuple[str | None, str]:
         if method != "POST":
             return None, ""
-        if path == "/v1/responses":
+        if path in ("/v1/responses", "/v1/chat/completions"):
             try:
                 payload = json.loads(body or b"{}")
             except ValueError:
                 return None, ""
-            kind = "openai-sse" if payload.get("stream") else "openai"
-            return kind, str(payload.get("model", "unknown"))
+            kind = "openai" if path == "/v1/responses" else "chat"
+            return f"{kind}-sse" if payload.get("stream") else kind, str(payload.get("model", "unknown"))
         for version in ("/v1/", "/v1beta/"):
             if path.startswith(version + "models/"):
                 name, _, method_name = path[len(version) + len("models/") :].partition(":")

@@ -21,7 +21,9 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterat
 from dataclasses import dataclass
 from typing import Any
 
-PROVIDERS = ("gemini", "openai")
+#: ``openai-chat``: a named endpoint of the OpenAI plugin speaking the Chat Completions API (the
+#: path of OpenAI-compatible servers), against ``client.chat.completions.create``.
+PROVIDERS = ("gemini", "openai", "openai-chat")
 #: Side names: the user's view (``core``, ``sdk``) and the same-payload pair (``core-payload``,
 #: ``sdk-payload``).
 USER_VIEW = ("core", "sdk")
@@ -30,7 +32,7 @@ API_KEY = "bench-key"
 TIMEOUT_S = 60.0
 SYSTEM = "You are a concise assistant."
 PROMPT = "In two sentences: what does a provider registry for LLMs do?"
-MODELS = {"gemini": "gemini-2.5-flash", "openai": "gpt-4.1-mini"}
+MODELS = {"gemini": "gemini-2.5-flash", "openai": "gpt-4.1-mini", "openai-chat": "gpt-4.1-mini"}
 #: The same-payload call as an llm-core user writes it (plain role/content mappings).
 MESSAGES = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": PROMPT}]
 
@@ -57,6 +59,8 @@ def build(provider: str, side: str, base_url: str) -> Side:
         ("gemini", "sdk-payload"): _payload_gemini,
         ("openai", "sdk"): _readme_openai,
         ("openai", "sdk-payload"): _payload_openai,
+        ("openai-chat", "sdk"): _readme_openai_chat,
+        ("openai-chat", "sdk-payload"): _payload_openai_chat,
     }
     return builders[(provider, side)](base_url)
 
@@ -68,8 +72,13 @@ def core_provider(provider: str, base_url: str) -> Any:
     """The llm-core provider pointed at the loopback ``base_url`` (the core's defaults otherwise)."""
     from llm_core.registry import get_registry
 
+    registry = get_registry()
+    settings = {"api_key": API_KEY, "model": MODELS[provider], "timeout": TIMEOUT_S}
+    if provider == "openai-chat":  # as docs/openai.md declares an endpoint (a config table says the same)
+        registry.add_endpoint(provider, plugin="openai", api="chat_completions", base_url=base_url + "/v1", **settings)
+        return registry.get(provider)
     base = base_url + "/v1" if provider == "openai" else base_url
-    return get_registry().get(provider, api_key=API_KEY, model=MODELS[provider], timeout=TIMEOUT_S, base_url=base)
+    return registry.get(provider, base_url=base, **settings)
 
 
 def core_side(provider: str, side: str, p: Any) -> Side:
@@ -187,3 +196,46 @@ def _payload_openai(base_url: str) -> Side:
         "store": False,
     }
     return _openai_calls("sdk-payload", openai.OpenAI(**kwargs), openai.AsyncOpenAI(**kwargs), options)
+
+
+# -- openai, Chat Completions ------------------------------------------------------------------------
+
+
+def _openai_chat_calls(side: str, client: Any, aclient: Any, options: dict[str, Any]) -> Side:
+    model = MODELS["openai-chat"]
+    streaming = {"stream": True, "stream_options": {"include_usage": True}} if side == "sdk-payload" else {}
+
+    def call() -> Any:
+        return client.chat.completions.create(model=model, **options).choices[0].message.content
+
+    async def acall() -> Any:
+        return (await aclient.chat.completions.create(model=model, **options)).choices[0].message.content
+
+    def stream() -> Iterator[str | None]:
+        chunks = client.chat.completions.create(model=model, **options, **(streaming or {"stream": True}))
+        return (chunk.choices[0].delta.content if chunk.choices else None for chunk in chunks)
+
+    async def astream() -> AsyncIterator[str | None]:
+        chunks = await aclient.chat.completions.create(model=model, **options, **(streaming or {"stream": True}))
+        async for chunk in chunks:
+            yield chunk.choices[0].delta.content if chunk.choices else None
+
+    return Side("openai-chat", side, call, acall, stream, astream)
+
+
+def _readme_openai_chat(base_url: str) -> Side:
+    """As the openai README's Chat Completions example: ``chat.completions.create(model=...,
+    messages=[...])`` (here the question alone, as the user's view asks it)."""
+    import openai
+
+    kwargs: dict[str, Any] = {"api_key": API_KEY, "base_url": base_url + "/v1"}
+    options = {"messages": [{"role": "user", "content": PROMPT}]}
+    return _openai_chat_calls("sdk", openai.OpenAI(**kwargs), openai.AsyncOpenAI(**kwargs), options)
+
+
+def _payload_openai_chat(base_url: str) -> Side:
+    import openai
+
+    kwargs: dict[str, Any] = {"api_key": API_KEY, "base_url": base_url + "/v1", "timeout": TIMEOUT_S, "max_retries": 0}
+    options = {"messages": MESSAGES}  # the stream also asks for the usage chunk, as the plugin does
+    return _openai_chat_calls("sdk-payload", openai.OpenAI(**kwargs), openai.AsyncOpenAI(**kwargs), options)

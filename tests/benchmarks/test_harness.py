@@ -20,7 +20,9 @@ import pytest
 from benchmarks.sides import PROMPT
 
 ROOT = Path(__file__).resolve().parents[2]
-PROVIDERS = ("gemini", "openai")
+PROVIDERS = ("gemini", "openai", "openai-chat")
+#: The providers the plugins register (``openai-chat`` is a named endpoint the harness adds).
+REGISTERED = ("gemini", "openai")
 
 
 def _env() -> dict[str, str]:
@@ -89,6 +91,7 @@ def test_the_same_payload_pair_sent_the_identical_request(quick_run: tuple[dict[
             "stream": "/v1/models/gemini-2.5-flash:streamGenerateContent?alt=sse",
         },
         "openai": {"chat": "/v1/responses", "stream": "/v1/responses"},
+        "openai-chat": {"chat": "/v1/chat/completions", "stream": "/v1/chat/completions"},
     }
     for provider in PROVIDERS:
         for kind, same in data["results"]["providers"][provider]["requests"]["payload"].items():
@@ -100,6 +103,10 @@ def test_the_same_payload_pair_sent_the_identical_request(quick_run: tuple[dict[
     assert openai["payload"]["stream"]["body"]["stream"] is True
     # the README form: the question as a plain string, nothing else but the model
     assert openai["user"]["chat"]["sdk_body"] == {"model": "gpt-4.1-mini", "input": PROMPT}
+    chat = data["results"]["providers"]["openai-chat"]["requests"]
+    assert chat["payload"]["stream"]["body"]["stream_options"] == {"include_usage": True}
+    question = [{"role": "user", "content": PROMPT}]
+    assert chat["user"]["chat"]["sdk_body"] == {"model": "gpt-4.1-mini", "messages": question}
     gemini_readme = data["results"]["providers"]["gemini"]["requests"]["user"]["chat"]["sdk_body"]
     assert gemini_readme["contents"] == [{"parts": [{"text": PROMPT}], "role": "user"}]
 
@@ -108,8 +115,8 @@ def test_start_up_is_measured_against_the_scan_and_imports_no_sdk(quick_run: tup
     startup = quick_run[0]["results"]["cold"]["startup"]
     assert set(startup["wall_ms"]) == {"interpreter", "scan", "entry points", "llm-core", "llm-core, no cache"}
     assert startup["sdk_modules"] == []
-    assert startup["selected"] in PROVIDERS
-    assert set(PROVIDERS) <= set(startup["providers"])
+    assert startup["selected"] in REGISTERED
+    assert set(REGISTERED) <= set(startup["providers"])
     assert "llm_core" in startup["top_level_packages"]
     # the warm run read the discovery cache; the other one scanned
     assert startup["scanned"] == {"llm-core": False, "llm-core, no cache": True}
@@ -201,7 +208,19 @@ def test_server_speaks_both_wire_formats(server: tuple[subprocess.Popen[str], in
     assert types[0] == "response.created" and types[-1] == "response.completed"
     assert [e["sequence_number"] for e in events] == list(range(len(events)))
 
-    status, _, body = _post(port, "/v1/chat/completions", {})
+    status, _, body = _post(port, "/v1/chat/completions", {"model": "gpt-4.1-mini", "messages": []})
+    completion = json.loads(body)
+    assert status == 200 and completion["object"] == "chat.completion" and completion["usage"]["prompt_tokens"] > 0
+
+    chat = {"model": "gpt-4.1-mini", "messages": [], "stream": True}
+    status, headers, body = _post(port, "/v1/chat/completions", chat)
+    blocks = [block.removeprefix(b"data: ") for block in body.split(b"\n\n") if block]
+    assert status == 200 and headers["content-type"].startswith("text/event-stream") and blocks[-1] == b"[DONE]"
+    chunks = [json.loads(block) for block in blocks[:-1]]
+    assert sum(1 for c in chunks if c["choices"] and c["choices"][0]["delta"].get("content")) == 7
+    assert chunks[-1]["choices"] == [] and chunks[-1]["usage"]["completion_tokens"] == 7
+
+    status, _, body = _post(port, "/v1/completions", {})
     assert status == 404 and "no route" in json.loads(body)["error"]["message"]
 
 
