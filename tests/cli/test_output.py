@@ -59,3 +59,12 @@ def test_progress_counter_without_a_bar(capsys: pytest.CaptureFixture[str], monk
     progress.advance()
     progress.close()
     assert capsys.readouterr().err == "\rembedding: 2/3\rembedding: 3/3\n"
+
+
+def test_the_progress_bar_shows_done_of_total(monkeypatch: pytest.MonkeyPatch) -> None:
+    screen = io.StringIO()
+    monkeypatch.setattr(output, "rich_console", lambda stream=None: Console(file=screen, force_terminal=True, width=80))
+    bar = output.Progress(5, "items", enabled=True)
+    bar.advance(3)
+    bar.close()
+    assert "3/5" in screen.getvalue()
