@@ -147,7 +147,15 @@ def _exchange(
     """One exchange of the chat; the conversation to go on with."""
     import time
 
-    from llm_core.cli.exchange import CallRecorder, Outcome, log_exchange, show_response, show_stream, usage_line
+    from llm_core.cli.exchange import (
+        INTERRUPTED,
+        CallRecorder,
+        Outcome,
+        log_exchange,
+        show_response,
+        show_stream,
+        usage_line,
+    )
     from llm_core.registry import get_registry
 
     before = chat.messages
@@ -172,7 +180,7 @@ def _exchange(
     if args.usage:
         print(usage_line(recorder), file=sys.stderr)
     if outcome.interrupted or outcome.error is not None:
-        print("[interrupted]" if outcome.interrupted else f"error: {outcome.error}", file=sys.stderr, flush=True)
+        print(f"[{INTERRUPTED}]" if outcome.interrupted else f"error: {outcome.error}", file=sys.stderr, flush=True)
         # the failed turn is logged, not kept: the model next sees the conversation as it was
         return provider.conversation(tools=tools, messages=before, **options)
     return chat

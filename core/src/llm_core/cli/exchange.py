@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from llm_core.cli import logdb
-from llm_core.cli.output import note, rich_console
+from llm_core.cli.output import rich_console
 from llm_core.hooks import hookimpl
 
 #: The ``error`` text of an exchange stopped by the user.
@@ -306,7 +306,3 @@ def log_exchange(
             "cost_usd": usage.get("cost"),
         }
     )
-
-
-def interrupted_note() -> None:
-    note("[interrupted]")

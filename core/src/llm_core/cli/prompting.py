@@ -17,9 +17,9 @@ from typing import Any
 
 from llm_core.cli import logdb
 from llm_core.cli.exchange import (
+    INTERRUPTED,
     CallRecorder,
     Outcome,
-    interrupted_note,
     log_exchange,
     show_response,
     show_stream,
@@ -203,7 +203,7 @@ def _finish(
     if args.usage:
         note(usage_line(recorder))
     if outcome.interrupted:
-        interrupted_note()
+        note(f"[{INTERRUPTED}]")
         return 130
     if outcome.error is not None:  # an error event ended the stream
         note(f"error: {outcome.error}")
