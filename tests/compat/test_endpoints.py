@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 
 import pytest
 from pydantic import BaseModel
@@ -148,3 +149,16 @@ def test_a_preset_is_all_a_user_writes(endpoint_config: EndpointConfig) -> None:
     groq = endpoint_config('[providers.groq]\nplugin = "openai"\npreset = "groq"\n').spec("groq")
     assert groq.credential_env == ("GROQ_API_KEY",) and groq.requires_credentials
     assert Feature.EMBEDDINGS not in groq.features
+
+
+def test_discovery_with_a_config_file_without_endpoints_stays_light(tmp_path) -> None:
+    import subprocess
+    import sys
+
+    path = tmp_path / "config.toml"
+    path.write_text('[providers.openai]\nmodel = "gpt-4.1"\n')
+    code = ("import sys; from llm_core import get_registry; get_registry().providers(); "
+            "print(sorted(m for m in ('pydantic', 'openai', 'llm_core.endpoints') if m in sys.modules))")  # fmt: skip
+    env = {**os.environ, "LLM_CORE_CONFIG": str(path), "LLM_CORE_DISCOVERY_CACHE": "0"}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60, check=True)
+    assert done.stdout.strip() == "[]"

@@ -162,6 +162,19 @@ def load_config_file(path: Path | None = None) -> Mapping[str, Any]:
     return _load_toml(str(target), target.stat().st_mtime)
 
 
+#: The key of a ``[providers.NAME]`` table that makes it a named endpoint of a plugin (see
+#: :mod:`llm_core.endpoints`, which holds the endpoint settings; this module stays light).
+PLUGIN_KEY = "plugin"
+
+
+def endpoint_tables(config: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
+    """The ``[providers.NAME]`` tables of a parsed config file that declare endpoints."""
+    providers = config.get("providers", {})
+    if not isinstance(providers, Mapping):
+        return {}
+    return {str(name): table for name, table in providers.items() if isinstance(table, Mapping) and PLUGIN_KEY in table}
+
+
 def provider_section(identifier: str, path: Path | None = None) -> Mapping[str, Any]:
     """The ``[providers.<identifier>]`` table of the config file."""
     providers = load_config_file(path).get("providers", {})

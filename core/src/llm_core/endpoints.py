@@ -15,10 +15,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from llm_core.config import PLUGIN_KEY, endpoint_tables
 from llm_core.errors import ConfigurationError
 
-#: The key of a ``[providers.NAME]`` table that makes it an endpoint.
-PLUGIN_KEY = "plugin"
+__all__ = ["PLUGIN_KEY", "EndpointModel", "EndpointSettings", "endpoint_tables"]
 
 
 class EndpointModel(BaseModel):
@@ -75,11 +75,3 @@ class EndpointSettings(BaseModel):
     def model_entries(self) -> list[EndpointModel]:
         """``models`` as tables."""
         return [EndpointModel(id=entry) if isinstance(entry, str) else entry for entry in self.models or ()]
-
-
-def endpoint_tables(config: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
-    """The ``[providers.NAME]`` tables of a parsed config file that declare endpoints."""
-    providers = config.get("providers", {})
-    if not isinstance(providers, Mapping):
-        return {}
-    return {str(name): table for name, table in providers.items() if isinstance(table, Mapping) and PLUGIN_KEY in table}

@@ -107,17 +107,14 @@ class Registry:
         """Register the endpoints of the config file (``[providers.NAME]`` tables with a
         ``plugin`` key); one that cannot be made is reported in ``plugin_errors`` (stage
         ``endpoint``, fatal in strict mode) and every other provider stays."""
-        from llm_core.config import config_path, load_config_file
+        from llm_core.config import config_path, endpoint_tables, load_config_file
 
         try:
             config = load_config_file()
         except LLMError as exc:
             self._record_error(PluginError(str(config_path()), "config", exc))
             return
-        if "providers" not in config:  # no endpoint: nothing more is imported
-            return
-        from llm_core.endpoints import endpoint_tables
-
+        # without an endpoint table nothing more is imported (the endpoint settings need Pydantic)
         for name, table in endpoint_tables(config).items():
             try:
                 self._register_endpoint(self._endpoint_spec(name, table))
