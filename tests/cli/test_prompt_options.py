@@ -110,3 +110,11 @@ def test_think_summary_leaves_out_unreported_thinking(capsys: pytest.CaptureFixt
     with get_registry().override(TestProvider(text="one two")):
         code, _, err = call(capsys, "prompt", "count", "--stream")
     assert code == 0 and "None" not in err
+
+
+def test_piped_text_alone_is_a_prompt(
+    seen: Seen, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("sys.stdin", io.StringIO("Capital of France?\n"))
+    assert call(capsys)[0] == 0
+    assert seen.calls[0][0][-1].text == "Capital of France?"

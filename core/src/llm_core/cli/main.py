@@ -22,9 +22,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    if not words:
+    if not words and sys.stdin.isatty():
         parser.print_help()
         return EXIT_USAGE
+    if not words:  # `echo "..." | llm-core`: the piped text is the prompt
+        words = ["prompt"]
     args = parser.parse_args(words)
     args.json = getattr(args, "json", False)
     args.replay = getattr(args, "replay", None)
