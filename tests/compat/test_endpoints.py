@@ -162,3 +162,19 @@ def test_discovery_with_a_config_file_without_endpoints_stays_light(tmp_path) ->
     env = {**os.environ, "LLM_CORE_CONFIG": str(path), "LLM_CORE_DISCOVERY_CACHE": "0"}
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60, check=True)
     assert done.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize("page", ["docs/openai.md", "README.md", "plugins/openai/README.md"])
+def test_the_endpoint_tables_of_the_docs_pass_the_config_check(page: str, endpoint_config: EndpointConfig) -> None:
+    import re
+    from pathlib import Path
+
+    from llm_core.config_check import check_config
+
+    text = (Path(__file__).resolve().parents[2] / page).read_text(encoding="utf-8")
+    tables = [block for block in re.findall(r"```toml\n(.*?)```", text, re.DOTALL) if 'plugin = "openai"' in block]
+    assert tables, page
+    for block in tables:
+        registry = endpoint_config(block)
+        assert not registry.plugin_errors, registry.plugin_errors
+        assert check_config(registry=registry) == []
