@@ -193,6 +193,9 @@ def test_gemini_compatibility_layer_tool_call_then_answer() -> None:
     assert call.name == "get_current_time" and call.id
     turns = [ChatMessage.user("What is the current time?"), first.to_message(), ChatMessage.tool(call.id, "Noon")]
     assert provider.chat_completion_with_tools(turns, [clock], model=model).content == "The current time is Noon."
+    # the thought signature the layer sent with the call goes back with its turn
+    signed = recording.response(0)["choices"][0]["message"]["extra_content"]
+    assert recording.sent[1]["messages"][1]["extra_content"] == signed
 
 
 @pytest.mark.parametrize(

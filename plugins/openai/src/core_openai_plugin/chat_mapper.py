@@ -26,11 +26,12 @@ from llm_core.messages import ChatMessage, DocumentPart, ImagePart, Role, TextPa
 from llm_core.requests import ChatRequest
 
 #: Metadata key of an assistant answer: the reasoning fields a server sent with it
-#: (``reasoning_content``, ``reasoning_details``), sent back with that turn (DeepSeek requires it
-#: in tool loops; OpenRouter takes ``reasoning_details`` back).
+#: (``reasoning_content``, ``reasoning_details``, ``extra_content``), sent back with that turn
+#: (DeepSeek requires ``reasoning_content`` in tool loops; OpenRouter takes ``reasoning_details``
+#: back; Gemini's compatibility layer puts its thought signature in ``extra_content``).
 REASONING_REPLAY = "reasoning_replay"
 #: The reasoning fields of a message that go back to the server with its turn.
-REPLAYED_FIELDS = ("reasoning_content", "reasoning_details")
+REPLAYED_FIELDS = ("reasoning_content", "reasoning_details", "extra_content")
 
 #: Request fields of ``CompletionCreateParams`` sent as given (per call, or as endpoint defaults).
 PASSTHROUGH_OPTIONS = frozenset(
