@@ -285,8 +285,14 @@ def cmd_decide(args: argparse.Namespace) -> int:
 
 def cmd_check(args: argparse.Namespace) -> int:
     registry = get_registry()
-    identifiers = [args.provider] if args.provider else [s.identifier for s in registry.providers()]
-    results = []
+    specs = [] if args.provider else registry.providers()
+    identifiers = [args.provider] if args.provider else [s.identifier for s in specs if s.credentials_present()]
+    # providers not set up are listed, not checked: they are no failure of the ones in use
+    results: list[dict[str, Any]] = [
+        {"provider": s.identifier, "success": None, "message": "not configured: skipped"}
+        for s in specs
+        if s.identifier not in identifiers
+    ]
     worst = 0
     for identifier in identifiers:
         try:
@@ -305,7 +311,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     else:
         table(
             ["provider", "ok", "message"],
-            [[r["provider"], "yes" if r["success"] else "NO", r["message"]] for r in results],
+            [[r["provider"], {True: "yes", False: "NO", None: "-"}[r["success"]], r["message"]] for r in results],
         )
     return worst
 
