@@ -3,4 +3,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-exec .venv/bin/python -m pytest "$@"
+# two workers, one test file each at a time (module fixtures are built once); `-n 0` runs in one process
+exec .venv/bin/python -m pytest -n 2 --dist loadfile "$@"
