@@ -17,10 +17,4 @@ step "installing llm-core, its plugins and the dev tools into .venv (only what c
 .venv/bin/python -m pip install -q -e "./core[replay,cli,keyring,mcp]" -e ./plugins/gemini -e ./plugins/openai -e ./plugins/otel --group dev 2>&1 | quiet
 .venv/bin/python -c "import llm_core, core_gemini_plugin, core_openai_plugin, core_otel_plugin" \
   || { echo "setup failed: packages did not install" >&2; exit 1; }
-# The LiteLLM proxy the OpenAI-compatible server tests start (a venv of its own); a failed install
-# only makes that test skip, saying so.
-if [ ! -x .venv-litellm/bin/litellm ]; then
-  step "installing the LiteLLM proxy into .venv-litellm (first run: a few minutes)"
-fi
-bash scripts/setup-litellm.sh || echo "setup: the LiteLLM proxy did not install; tests/compat/test_litellm_proxy.py will skip" >&2
 step "ready"

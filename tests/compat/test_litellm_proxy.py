@@ -3,7 +3,7 @@
 ``preset = "litellm"`` endpoint with the proxy's master key from ``LITELLM_API_KEY``.
 
 The proxy lives in ``.venv-litellm`` (``bash scripts/setup-litellm.sh``, run by
-``scripts/setup.sh``; ``$LLM_CORE_LITELLM`` names another ``litellm`` executable). Where it did not
+``scripts/test.sh``; ``$LLM_CORE_LITELLM`` names another ``litellm`` executable). Where it did not
 install, the module is skipped saying so. The proxy is started once for the module and stopped
 after it; waiting for it is bounded (it needs about 10 to 60 seconds to start, depending on load).
 """
