@@ -10,7 +10,6 @@ kept in the metadata (:data:`~core_openai_plugin.chat_mapper.REASONING_REPLAY`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from pydantic import BaseModel
@@ -18,7 +17,7 @@ from pydantic import BaseModel
 from core_openai_plugin.chat_mapper import REASONING_REPLAY, REPLAYED_FIELDS
 from core_openai_plugin.errors import describe
 from core_openai_plugin.response_parser import dump, tool_call
-from core_openai_plugin.usage import usage_from
+from core_openai_plugin.usage import field, usage_from
 from llm_core.builtin_tools import BuiltinToolCall, Citation
 from llm_core.errors import InvalidResponseError, answer_guard
 from llm_core.requests import ChatRequest
@@ -41,13 +40,6 @@ _FINISH = {
     "function_call": FINISH_TOOL_CALLS,
     "content_filter": FINISH_CONTENT_FILTER,
 }
-
-
-def field(obj: Any, name: str) -> Any:
-    """A field of an SDK object (including fields the SDK does not declare) or of a plain dict."""
-    if isinstance(obj, Mapping):
-        return obj.get(name)
-    return getattr(obj, name, None)
 
 
 def finish(reason: object, *, has_calls: bool) -> str:

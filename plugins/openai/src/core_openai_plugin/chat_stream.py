@@ -19,10 +19,10 @@ from typing import Any
 from pydantic import BaseModel
 
 from core_openai_plugin.chat_mapper import REASONING_REPLAY
-from core_openai_plugin.chat_parser import field, finish, reasoning_text
+from core_openai_plugin.chat_parser import finish, reasoning_text
 from core_openai_plugin.errors import describe
 from core_openai_plugin.response_parser import dump, tool_call
-from core_openai_plugin.usage import usage_from
+from core_openai_plugin.usage import field, usage_from
 from llm_core.errors import InvalidResponseError, ProviderConnectionError, answer_guard
 from llm_core.requests import ChatRequest
 from llm_core.responses import FINISH_LENGTH

@@ -34,9 +34,9 @@ def usage_from(usage: Any, *, service: str = "OpenAI", provider: str = PROVIDER)
     sender = (service, provider)
     prompt = _count(usage, "input_tokens", sender) or _count(usage, "prompt_tokens", sender) or 0
     output = _count(usage, "output_tokens", sender) or _count(usage, "completion_tokens", sender) or 0
-    outputs = _field(usage, "output_tokens_details") or _field(usage, "completion_tokens_details")
+    outputs = field(usage, "output_tokens_details") or field(usage, "completion_tokens_details")
     thinking = _detail(outputs, "reasoning_tokens", sender)
-    inputs = _field(usage, "input_tokens_details") or _field(usage, "prompt_tokens_details")
+    inputs = field(usage, "input_tokens_details") or field(usage, "prompt_tokens_details")
     total = _count(usage, "total_tokens", sender) or prompt + output
     return Usage(
         prompt_tokens=prompt,
@@ -47,15 +47,24 @@ def usage_from(usage: Any, *, service: str = "OpenAI", provider: str = PROVIDER)
     )
 
 
-def _field(obj: Any, name: str) -> Any:
-    """A field of an SDK object, or of a plain dict (a nested object the SDK left unvalidated)."""
-    return obj.get(name) if isinstance(obj, Mapping) else getattr(obj, name, None)
+def field(obj: Any, name: str) -> Any:
+    """A field of an SDK object, including one the SDK does not declare (servers add their own:
+    ``reasoning_content``), or of a plain dict (a nested object the SDK left unvalidated);
+    ``None`` when absent. Read by name, never by a failed attribute lookup (an exception per
+    missing field, for every stream chunk)."""
+    if isinstance(obj, BaseModel):
+        if name in type(obj).model_fields:
+            return getattr(obj, name)
+        return (obj.model_extra or {}).get(name)
+    if isinstance(obj, dict | Mapping):
+        return obj.get(name)
+    return getattr(obj, name, None)
 
 
 def _count(obj: Any, name: str, sender: tuple[str, str] = ("OpenAI", PROVIDER)) -> int | None:
     """A token count of a usage object: a whole number, ``None`` when it is not reported; anything
     else (an object, a list, text) is an answer the usage cannot be read from."""
-    value = _field(obj, name)
+    value = field(obj, name)
     if value is None:
         return None
     if isinstance(value, float) and value.is_integer():
