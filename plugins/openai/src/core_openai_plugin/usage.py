@@ -52,10 +52,9 @@ def field(obj: Any, name: str) -> Any:
     ``reasoning_content``), or of a plain dict (a nested object the SDK left unvalidated);
     ``None`` when absent. Read by name, never by a failed attribute lookup (an exception per
     missing field, for every stream chunk)."""
-    if isinstance(obj, BaseModel):
-        if name in type(obj).model_fields:
-            return getattr(obj, name)
-        return (obj.model_extra or {}).get(name)
+    if isinstance(obj, BaseModel):  # declared fields are its attributes, the others its extras
+        value = vars(obj).get(name)
+        return value if value is not None or not obj.model_extra else obj.model_extra.get(name)
     if isinstance(obj, dict | Mapping):
         return obj.get(name)
     return getattr(obj, name, None)
