@@ -154,7 +154,11 @@ def test_check_reports_each_provider(run: Run) -> None:
     data = as_json(run("check", "--json"))
     checks = {c["provider"]: c for c in data["checks"]}  # type: ignore[attr-defined]
     assert checks["fake"]["success"] is True
-    assert checks["keyed"]["success"] is False
+    # a provider without its key is listed, not checked: it is no failure of the others
+    assert checks["keyed"]["success"] is None
+    assert "not configured" in checks["keyed"]["message"]
+    named = as_json(run("check", "keyed", "--json"))  # asked for by name, it is checked and fails
+    assert named["checks"][0]["success"] is False  # type: ignore[index]
 
 
 def test_plugins_lists_versions_and_load_errors(run: Run) -> None:

@@ -1,5 +1,5 @@
-"""``llm-core chat``: the interactive conversation, and the ``--functions`` and ``--mcp`` tools it
-shares with ``prompt``.
+"""``llm-core chat``: the interactive conversation (its tools come as ``prompt``'s:
+:mod:`llm_core.cli.call_tools`).
 
 At a terminal the input line is edited with prompt_toolkit when it is installed (the ``cli`` extra:
 ``pip install 'llm-core[cli]'``), else with the standard ``readline``; either way the lines typed
@@ -13,93 +13,36 @@ prompt, without prompts or a banner.
 from __future__ import annotations
 
 import argparse
-import importlib.util
-import inspect
 import os
-import shlex
 import sys
-import types
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from llm_core.conversation.tools import describe
-from llm_core.errors import InvalidInputError, LLMError
+from llm_core.errors import LLMError
 
 
 def state_dir() -> Path:
     return Path(os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state") / "llm-core"
 
 
-def load_functions(source: str) -> list[Callable[..., Any]]:
-    """The public functions defined in the file ``source`` (a path ending in ``.py`` or an
-    existing file), or in ``source`` itself as Python code (``-T 'def add(a: int, b: int) ->
-    int: ...'``, as ``llm --functions``), not the ones it imports, in definition order."""
-    path = Path(source)
-    is_file = source.endswith(".py") or path.is_file()
-    if is_file and not path.is_file():
-        raise FileNotFoundError(f"--functions: no file {path}")
-    module = _module(path) if is_file else types.ModuleType("llm_core_functions")
-    where = str(path) if is_file else "the code given"
-    try:
-        if is_file:
-            _exec_file(module, path)
-        else:
-            exec(compile(source, "<--functions>", "exec"), module.__dict__)  # noqa: S102 - the user's own tools
-    except SyntaxError as exc:
-        raise InvalidInputError(f"--functions: {where}, line {exc.lineno}: {exc.msg}") from exc
-    except SystemExit as exc:  # exit() at import: the file is a script, not a module of tools
-        raise InvalidInputError(f"--functions: {where} exits when imported (exit code {exc.code!r})") from exc
-    except Exception as exc:  # the user's module may raise anything at import
-        raise InvalidInputError(
-            f"--functions: importing {where} failed: {type(exc).__name__}: {describe(exc)}"
-        ) from exc
-    found: list[Callable[..., Any]] = [
-        value
-        for name, value in vars(module).items()
-        if inspect.isfunction(value) and value.__module__ == module.__name__ and not name.startswith("_")
-    ]
-    if not found:
-        raise InvalidInputError(f"--functions: {where} defines no public function")
-    return found
+def cmd_chat(args: argparse.Namespace) -> int:
+    """``chat PROMPT``: one exchange, as ``prompt``; without a prompt: the chat loop."""
+    if args.prompt is not None:
+        from llm_core.cli.prompting import cmd_prompt
 
-
-def mcp_servers(commands: list[str] | None) -> list[Any]:
-    """``--mcp "COMMAND ARGS"`` (each): an MCP server run over stdio, stopped when the command
-    exits."""
-    if not commands:
-        return []
-    from llm_core.mcp import MCPServer
-
-    servers = []
-    for command in commands:
-        words = shlex.split(command)
-        if not words:
-            raise InvalidInputError('--mcp: give the command that runs the server, e.g. --mcp "python server.py"')
-        servers.append(MCPServer.stdio(words[0], words[1:]))
-    return servers
-
-
-def _module(path: Path) -> types.ModuleType:
-    spec = importlib.util.spec_from_file_location(f"llm_core_functions_{path.stem}", path)
-    if spec is None or spec.loader is None:
-        raise InvalidInputError(f"--functions: {path} is not a Python file")
-    return importlib.util.module_from_spec(spec)
-
-
-def _exec_file(module: types.ModuleType, path: Path) -> None:
-    spec = module.__spec__
-    assert spec is not None and spec.loader is not None  # made by _module
-    spec.loader.exec_module(module)
+        return cmd_prompt(args)
+    return run(args)
 
 
 def run(args: argparse.Namespace) -> int:
     """The chat loop: each input (see :mod:`llm_core.cli.lines`) sent on one conversation, the
     answer streamed at a terminal, every exchange logged. An error or Ctrl-C ends that exchange
     (logged, and left out of what the model sees next), not the chat."""
+    from llm_core.cli.call_tools import tools_of
     from llm_core.cli.lines import LineReader, lines_of
     from llm_core.cli.options import call_setup, user_message
-    from llm_core.cli.prompting import as_messages, chosen_provider, conversation_history, tools_of, wants_stream
+    from llm_core.cli.prompting import as_messages, chosen_provider, conversation_history, wants_stream
 
     setup = call_setup(args)
     tools = tools_of(args)

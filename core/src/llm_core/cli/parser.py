@@ -11,7 +11,7 @@ from llm_core.cli.options import add_call_options
 #: command → "module:function" (imported only for the command that runs).
 HANDLERS: dict[str, str] = {
     "prompt": "llm_core.cli.prompting:cmd_prompt",
-    "chat": "llm_core.cli.prompting:cmd_chat",
+    "chat": "llm_core.cli.chat:cmd_chat",
     "keys": "llm_core.cli.manage:cmd_keys",
     "aliases": "llm_core.cli.manage:cmd_aliases",
     "logs": "llm_core.cli.manage:cmd_logs",

@@ -15,7 +15,7 @@ import sys
 import time
 from typing import Any
 
-from llm_core.cli import logdb
+from llm_core.cli import call_tools, logdb
 from llm_core.cli.exchange import (
     INTERRUPTED,
     CallRecorder,
@@ -86,13 +86,6 @@ def chosen_provider(args: argparse.Namespace, setup: CallSetup) -> Any:
     return provider
 
 
-def tools_of(args: argparse.Namespace) -> list[Any]:
-    """``--functions`` and ``--mcp``: the tools of the call."""
-    from llm_core.cli.chat import load_functions, mcp_servers
-
-    return [*(load_functions(args.functions) if args.functions else []), *mcp_servers(args.mcp)]
-
-
 def cmd_prompt(args: argparse.Namespace) -> int:
     from llm_core.cli.schema import load_schema
     from llm_core.registry import get_registry
@@ -109,7 +102,7 @@ def cmd_prompt(args: argparse.Namespace) -> int:
     schema = load_schema(schema_text, multi=bool(args.schema_multi)) if schema_text else None
     if schema is not None:
         setup.features.append(Feature.JSON_MODE)
-    tools = tools_of(args)
+    tools = call_tools.tools_of(args)
     cid, earlier = conversation_history(args)
     provider = chosen_provider(args, setup)
     messages = [*earlier, user_message(prompt, setup.parts)]
@@ -209,12 +202,3 @@ def _finish(
         note(f"error: {outcome.error}")
         return exit_code_for(outcome.error)
     return 0
-
-
-def cmd_chat(args: argparse.Namespace) -> int:
-    """``chat PROMPT``: one exchange, as ``prompt``; without a prompt: the chat loop."""
-    if args.prompt is not None:
-        return cmd_prompt(args)
-    from llm_core.cli import chat
-
-    return chat.run(args)
