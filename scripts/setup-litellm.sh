@@ -12,4 +12,5 @@ fi
 "$PYTHON" -m venv .venv-litellm
 .venv-litellm/bin/python -m pip install -q --upgrade pip 2>&1 | quiet
 .venv-litellm/bin/python -m pip install -q --group litellm-proxy 2>&1 | quiet
-.venv-litellm/bin/litellm --version >/dev/null
+# the local cost map: without it litellm fetches its price list from the internet when it starts
+LITELLM_LOCAL_MODEL_COST_MAP=True .venv-litellm/bin/litellm --version >/dev/null
