@@ -25,7 +25,6 @@ from google.genai import types
 from core_gemini_plugin.provider import GeminiProvider
 from core_gemini_plugin.response_parser import parse_count_tokens
 from core_openai_plugin.provider import OpenAIProvider
-from llm_core import hookimpl
 from llm_core.errors import InvalidInputError, InvalidResponseError, RateLimitError, UnsupportedFeatureError
 from llm_core.features import Feature
 from llm_core.messages import ChatMessage, ImagePart, TextPart
@@ -38,6 +37,7 @@ from llm_core.testing.cassettes import use_cassette
 from llm_core.tools import ToolSpec
 from tests.gemini.gemini_inputs import CASSETTES, COUNT_FALLBACK_PROMPT, KEY, PNG, QUESTION
 from tests.gemini.gemini_support import Offline, Runner, cassette, sent_body
+from tests.observers.recording import Recorder
 
 WEATHER = ToolSpec(name="get_weather", parameters={"type": "object", "properties": {"city": {"type": "string"}}})
 CONVERSATION = [
@@ -185,23 +185,6 @@ def test_router_falls_back_to_the_next_provider_that_counts(both_cassettes: Any,
 
 
 # -- observers --------------------------------------------------------------------------------------
-
-
-class Recorder:
-    def __init__(self) -> None:
-        self.events: list[tuple[str, dict[str, Any]]] = []
-
-    @hookimpl
-    def llm_core_before_request(self, event: dict[str, Any]) -> None:
-        self.events.append(("before", event))
-
-    @hookimpl
-    def llm_core_after_response(self, event: dict[str, Any]) -> None:
-        self.events.append(("after", event))
-
-    @hookimpl
-    def llm_core_on_error(self, event: dict[str, Any]) -> None:
-        self.events.append(("error", event))
 
 
 @pytest.mark.usefixtures("fresh_registry")

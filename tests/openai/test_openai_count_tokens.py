@@ -18,13 +18,13 @@ from openai.types.responses import input_token_count_params
 
 from core_openai_plugin import request_mapper
 from core_openai_plugin.response_parser import parse_input_tokens
-from llm_core import hookimpl
 from llm_core.errors import InvalidInputError, InvalidResponseError, UnsupportedFeatureError
 from llm_core.features import Feature
 from llm_core.messages import ChatMessage
 from llm_core.registry import Registry
 from llm_core.requests import ChatRequest
 from llm_core.responses import TokenCount
+from tests.observers.recording import Recorder
 from tests.openai.openai_scenarios import CAPITAL, WEATHER, make_provider
 
 
@@ -122,19 +122,6 @@ def test_parser_reads_the_sdk_type() -> None:
     raw = InputTokenCountResponse(object="response.input_tokens", input_tokens=7)
     assert parse_input_tokens(raw, request) == TokenCount(input_tokens=7, model="gpt-4.1", provider="openai")
     assert parse_input_tokens(raw, request).cached_tokens is None  # the endpoint does not say
-
-
-class Recorder:
-    def __init__(self) -> None:
-        self.events: list[tuple[str, dict[str, Any]]] = []
-
-    @hookimpl
-    def llm_core_before_request(self, event: dict[str, Any]) -> None:
-        self.events.append(("before", event))
-
-    @hookimpl
-    def llm_core_after_response(self, event: dict[str, Any]) -> None:
-        self.events.append(("after", event))
 
 
 @pytest.mark.usefixtures("fresh_registry")

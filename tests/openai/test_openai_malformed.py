@@ -24,6 +24,7 @@ from llm_core.streaming import StreamEventType
 from tests.openai.openai_scenarios import make_provider
 from tests.reliability import upstreams as up
 from tests.reliability.fault_server import Behaviour, FaultServer, respond, sse
+from tests.reliability.stream_endings import ending_error
 
 MODEL = "gpt-4.1"
 
@@ -126,9 +127,7 @@ def test_a_200_that_is_not_an_answer_raises_naming_what_was_wrong(server: FaultS
 def test_a_stream_that_is_not_an_answer_ends_with_an_error(server: FaultServer, mode: str, case: str) -> None:
     events, names = STREAMS[case]
     streamed = call(server, mode, sse(events), "stream_chat_completion")
-    kinds = [e.type for e in streamed]
-    assert kinds[-2:] == [StreamEventType.ERROR, StreamEventType.END] and StreamEventType.METADATA not in kinds
-    error = streamed[-2].error
+    error = ending_error(streamed)
     assert isinstance(error, InvalidResponseError) and re.search(names, str(error)), repr(error)
     assert server.count == 1
 

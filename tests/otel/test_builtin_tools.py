@@ -11,28 +11,15 @@ from typing import Any
 import httpx2
 from opentelemetry.trace import StatusCode
 
-from llm_core import hookimpl
 from llm_core.builtin_tools import FileSearch, WebSearch
 from llm_core.registry import Registry
+from tests.observers.recording import Recorder
 from tests.reliability import upstreams as up
 
 from .conftest import Telemetry
 
 SEARCH = {"id": "ws_1", "type": "web_search_call", "status": "completed", "action": {"type": "search", "query": "q"}}
 FILES = {"id": "fs_1", "type": "file_search_call", "status": "failed", "queries": ["q"], "results": None}
-
-
-class Heard:
-    def __init__(self) -> None:
-        self.events: list[tuple[str, dict[str, Any]]] = []
-
-    @hookimpl
-    def llm_core_before_request(self, event: dict[str, Any]) -> None:
-        self.events.append(("before", event))
-
-    @hookimpl
-    def llm_core_after_response(self, event: dict[str, Any]) -> None:
-        self.events.append(("after", event))
 
 
 def provider(body: dict[str, Any]) -> Any:
@@ -44,7 +31,7 @@ def provider(body: dict[str, Any]) -> Any:
 
 def test_each_builtin_tool_run_is_an_execute_tool_span(registry: Registry, telemetry: Telemetry) -> None:
     answer = up.openai_response([SEARCH, FILES, up.openai_message("Found it.")], model="gpt-5.4")
-    heard = Heard()
+    heard = Recorder()
     registry.add_observer(heard)
     provider(answer).chat_completion(
         "Find it.", model="gpt-5.4", builtin_tools=[WebSearch(), FileSearch(stores=["vs_1"])]
