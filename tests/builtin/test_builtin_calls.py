@@ -545,3 +545,16 @@ def test_a_gemini_model_outside_the_catalogue_still_gets_no_openai_tool() -> Non
         server_label="x", server_url="https://example.org/mcp")])  # fmt: skip
     with pytest.raises(InvalidInputError, match="Gemini has no built-in remote_mcp tool"):
         map_chat_request(request)
+
+
+def test_each_built_in_tool_feature_has_exactly_one_option_class() -> None:
+    """``features.BUILTIN_TOOLS`` (light, read at start-up) and the option classes of
+    ``builtin_tools`` (Pydantic) name the same tools: a tool added to one is added to the other."""
+    from typing import get_args
+
+    from llm_core.builtin_tools import AnyBuiltinTool
+    from llm_core.features import BUILTIN_TOOLS
+
+    union, _discriminator = get_args(AnyBuiltinTool)
+    types = [cls.model_fields["type"].default for cls in get_args(union)]
+    assert sorted(types) == sorted(feature.value for feature in BUILTIN_TOOLS)
