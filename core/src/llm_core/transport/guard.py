@@ -87,13 +87,14 @@ class LimitTimeout(httpx2.ReadTimeout):
         self.llm_error = ProviderTimeoutError(message, provider=provider)
 
 
-def _decoded_headers(response: httpx2.Response, meter: BodyMeter) -> httpx2.Headers:
-    headers = httpx2.Headers(response.headers)
+def _guarded(response: httpx2.Response, meter: BodyMeter, body: httpx2.SyncByteStream | httpx2.AsyncByteStream) -> httpx2.Response:
+    """The transport's response, its body now read through ``body`` (decoded and metered)."""
     if meter.decodes:  # the guard decodes: httpx2 must not decode again
-        del headers["content-encoding"]
-        if "content-length" in headers:
-            del headers["content-length"]
-    return headers
+        del response.headers["content-encoding"]
+        if "content-length" in response.headers:
+            del response.headers["content-length"]
+    response.stream = body
+    return response
 
 
 def _prepare(request: httpx2.Request) -> float:
@@ -168,12 +169,7 @@ class GuardedTransport(httpx2.BaseTransport):
             response.close()
             raise
         assert isinstance(response.stream, httpx2.SyncByteStream)
-        return httpx2.Response(
-            response.status_code,
-            headers=_decoded_headers(response, meter),
-            stream=_SyncBody(response.stream, meter, request),
-            extensions=response.extensions,
-        )
+        return _guarded(response, meter, _SyncBody(response.stream, meter, request))
 
     def close(self) -> None:
         with self._lock:
@@ -276,12 +272,7 @@ class AsyncGuardedTransport(httpx2.AsyncBaseTransport):
         opened = OPENED_BODIES.get()
         if opened is not None:  # read by a ClosingStream: it closes the body first
             opened.append(body)
-        return httpx2.Response(
-            response.status_code,
-            headers=_decoded_headers(response, meter),
-            stream=body,
-            extensions=response.extensions,
-        )
+        return _guarded(response, meter, body)
 
     async def aclose(self) -> None:
         if self._pools is not None:
