@@ -160,8 +160,8 @@ def _surrogate_at(value: Any) -> list[str] | None:
     # cheap checks first: most values are plain lists, models and leaves (the Mapping ABC is slow)
     if isinstance(value, list | tuple):
         pairs, step = enumerate(value), "[{}]"
-    elif isinstance(value, BaseModel):
-        pairs, step = value, ".{}"  # fields (and extras) with values
+    elif isinstance(value, BaseModel):  # fields and extras, read from the instance's dicts
+        pairs, step = [*vars(value).items(), *(value.model_extra or {}).items()], ".{}"
     elif value is None or isinstance(value, int | float | bytes):
         return None
     elif isinstance(value, Mapping):
