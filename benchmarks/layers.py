@@ -49,8 +49,9 @@ def _provider_and_sdk_objects(provider: str, deltas: int) -> tuple[Any, Any, byt
     return p, answer, raw[middle], events[middle]
 
 
-def measure(provider: str, number: int, deltas: int) -> dict[str, float]:
-    """CPU µs of each part of a chat call and of a stream event for ``provider``."""
+def parts(provider: str, deltas: int) -> dict[str, Callable[[], object]]:
+    """Each part of a chat call and of a stream event for ``provider``, as a callable doing it
+    once (also measured in instructions by :mod:`benchmarks.instructions`)."""
     from llm_core.operation import Cost
     from llm_core.operations import find
     from llm_core.streaming import StreamEvent, TokenType
@@ -64,19 +65,22 @@ def measure(provider: str, number: int, deltas: int) -> dict[str, float]:
     parser = p.new_stream_parser(request)
 
     return {
-        "whole call (llm-core only)": cpu_us(lambda: p.chat_completion(PROMPT), number),
-        "plan: build and check the request": cpu_us(lambda: p._plan(chat, (PROMPT,), {}), number),
-        "  of which the lone-surrogate check": cpu_us(lambda: _check_surrogates(request, provider), number),
-        "map to the SDK's arguments": cpu_us(lambda: p.map_chat_request(request), number),
-        "retry policy (tenacity loop around one attempt)": cpu_us(lambda: p.retry_policy.call(lambda: None), number),
-        "parse the answer": cpu_us(lambda: p.parse_chat_response(answer, request), number),
-        "parse and price the answer": cpu_us(
-            lambda: p._costed(p.parse_chat_response(answer, request), request, Cost.TOKENS), number
-        ),
-        "per event: SSE framing and limits": cpu_us(lambda: list(meter.feed(chunk)), number),
-        "per event: stream parser (with its event)": cpu_us(lambda: parser.feed(event), number),
-        "per event: the StreamEvent alone": cpu_us(lambda: StreamEvent.token("word ", TokenType.LLM_RESPONSE), number),
+        "whole call (llm-core only)": lambda: p.chat_completion(PROMPT),
+        "plan: build and check the request": lambda: p._plan(chat, (PROMPT,), {}),
+        "  of which the lone-surrogate check": lambda: _check_surrogates(request, provider),
+        "map to the SDK's arguments": lambda: p.map_chat_request(request),
+        "retry policy (tenacity loop around one attempt)": lambda: p.retry_policy.call(lambda: None),
+        "parse the answer": lambda: p.parse_chat_response(answer, request),
+        "parse and price the answer": lambda: p._costed(p.parse_chat_response(answer, request), request, Cost.TOKENS),
+        "per event: SSE framing and limits": lambda: list(meter.feed(chunk)),
+        "per event: stream parser (with its event)": lambda: parser.feed(event),
+        "per event: the StreamEvent alone": lambda: StreamEvent.token("word ", TokenType.LLM_RESPONSE),
     }
+
+
+def measure(provider: str, number: int, deltas: int) -> dict[str, float]:
+    """CPU µs of each part of a chat call and of a stream event for ``provider``."""
+    return {name: cpu_us(fn, number) for name, fn in parts(provider, deltas).items()}
 
 
 def _check_surrogates(request: Any, provider: str) -> None:
