@@ -87,7 +87,9 @@ class LimitTimeout(httpx2.ReadTimeout):
         self.llm_error = ProviderTimeoutError(message, provider=provider)
 
 
-def _guarded(response: httpx2.Response, meter: BodyMeter, body: httpx2.SyncByteStream | httpx2.AsyncByteStream) -> httpx2.Response:
+def _guarded(
+    response: httpx2.Response, meter: BodyMeter, body: httpx2.SyncByteStream | httpx2.AsyncByteStream
+) -> httpx2.Response:
     """The transport's response, its body now read through ``body`` (decoded and metered)."""
     if meter.decodes:  # the guard decodes: httpx2 must not decode again
         del response.headers["content-encoding"]

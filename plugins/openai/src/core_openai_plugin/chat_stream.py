@@ -13,7 +13,7 @@ SSE comments (``: OPENROUTER PROCESSING``) and ``[DONE]`` never reach here: the 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel
@@ -22,7 +22,7 @@ from core_openai_plugin.chat_mapper import REASONING_REPLAY
 from core_openai_plugin.chat_parser import finish, reasoning_text
 from core_openai_plugin.errors import describe
 from core_openai_plugin.response_parser import dump, tool_call
-from core_openai_plugin.usage import field, usage_from
+from core_openai_plugin.usage import field, fields, usage_from
 from llm_core.errors import InvalidResponseError, ProviderConnectionError, answer_guard
 from llm_core.requests import ChatRequest
 from llm_core.responses import FINISH_LENGTH
@@ -52,7 +52,8 @@ class ThinkSplitter:
                 rest = rest[found + len(tag) :]
                 self.thinking = not self.thinking
                 continue
-            keep = next((n for n in range(min(len(tag) - 1, len(rest)), 0, -1) if tag.startswith(rest[-n:].lower())), 0)
+            tail = rest[-(len(tag) - 1) :].lower()  # what may be the start of a tag cut off here
+            keep = next((n for n in range(len(tail), 0, -1) if tag.startswith(tail[-n:])), 0) if "<" in tail else 0
             pieces.append((rest[: len(rest) - keep], self.thinking))
             self._held = rest[len(rest) - keep :]
             break
@@ -103,41 +104,43 @@ class ChatCompletionsStreamParser:
             raise InvalidResponseError(
                 f"{self._service} sent a stream chunk that is {describe(chunk)}", provider=self._endpoint
             )
-        self._id = self._id or field(chunk, "id")
-        self._model = field(chunk, "model") or self._model
-        if field(chunk, "usage") is not None:
-            self._usage = field(chunk, "usage")
+        read = fields(chunk)
+        self._id = self._id or read.get("id")
+        self._model = read.get("model") or self._model
+        if read.get("usage") is not None:
+            self._usage = read["usage"]
         events: list[StreamEvent] = []
-        for choice in field(chunk, "choices") or ():
-            if field(choice, "index") not in (0, None):
+        for choice in read.get("choices") or ():
+            choice_fields = fields(choice)
+            if choice_fields.get("index") not in (0, None):
                 continue
-            delta = field(choice, "delta")
+            delta = choice_fields.get("delta")
             if delta is not None:
-                events.extend(self._delta(delta))
-            reason = field(choice, "finish_reason")
+                events.extend(self._delta(fields(delta)))
+            reason = choice_fields.get("finish_reason")
             if reason:
                 self._finish = str(reason)
                 events.extend(self._tokens(self._splitter.flush()))  # text held back as a possible tag
         return events
 
-    def _delta(self, delta: Any) -> list[StreamEvent]:
+    def _delta(self, delta: Mapping[str, Any]) -> list[StreamEvent]:
         events = []
         thought = reasoning_text(delta)
         if thought:
             events.append(StreamEvent.token(thought, self._thinking_tokens))
         for name in ("reasoning_content", "reasoning_details"):
-            piece = field(delta, name)
+            piece = delta.get(name)
             if isinstance(piece, str) and piece:
                 self._replay[name] = self._replay.get(name, "") + piece
             elif isinstance(piece, list) and piece:
                 self._replay.setdefault(name, []).extend(dump(item) for item in piece)
-        content = field(delta, "content")
+        content = delta.get("content")
         if isinstance(content, str) and content:
             events.extend(self._tokens(self._splitter.feed(content)))
-        refusal = field(delta, "refusal")
+        refusal = delta.get("refusal")
         if isinstance(refusal, str):
             self._refusal.append(refusal)
-        for piece in field(delta, "tool_calls") or ():
+        for piece in delta.get("tool_calls") or ():
             index = field(piece, "index")
             call = self._calls.setdefault(index if isinstance(index, int) else len(self._calls), _Call())
             call.id = field(piece, "id") or call.id

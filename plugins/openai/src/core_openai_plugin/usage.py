@@ -60,6 +60,18 @@ def field(obj: Any, name: str) -> Any:
     return getattr(obj, name, None)
 
 
+def fields(obj: Any) -> Mapping[str, Any]:
+    """Every field of an SDK object at once, declared and undeclared (as :func:`field` reads
+    them one by one), for an object read field after field such as a stream chunk; a mapping as
+    it is; ``{}`` for anything without fields."""
+    if isinstance(obj, BaseModel):
+        extra = obj.model_extra
+        return {**vars(obj), **extra} if extra else vars(obj)
+    if isinstance(obj, Mapping):
+        return obj
+    return vars(obj) if hasattr(obj, "__dict__") else {}
+
+
 def _count(obj: Any, name: str, sender: tuple[str, str] = ("OpenAI", PROVIDER)) -> int | None:
     """A token count of a usage object: a whole number, ``None`` when it is not reported; anything
     else (an object, a list, text) is an answer the usage cannot be read from."""
