@@ -52,7 +52,7 @@ class Counts:
     """How many times each run does the measured thing (after :data:`WARM_UP` more)."""
 
     call_low: int = 20
-    call_high: int = 220
+    call_high: int = 1020
     part_low: int = 100
     part_high: int = 1100
 
