@@ -79,7 +79,10 @@ def emit(hook_name: str, event: dict[str, Any]) -> None:
     """
     if not active():
         return
+    debug = logger.isEnabledFor(logging.DEBUG)
     for impl in reversed(getattr(_hooks, hook_name).get_hookimpls()):
+        if not debug and isinstance(impl.plugin, LoggingObserver):
+            continue  # it logs at DEBUG only: no copy of the event for it
         try:
             impl.function(event=own_copy(event))
         except KeyboardInterrupt:
