@@ -52,19 +52,16 @@ def field(obj: Any, name: str) -> Any:
     ``reasoning_content``), or of a plain dict (a nested object the SDK left unvalidated);
     ``None`` when absent. Read by name, never by a failed attribute lookup (an exception per
     missing field, for every stream chunk)."""
-    if isinstance(obj, BaseModel):  # declared fields are its attributes, the others its extras
-        value = vars(obj).get(name)
-        return value if value is not None or not obj.model_extra else obj.model_extra.get(name)
-    if isinstance(obj, dict | Mapping):
-        return obj.get(name)
+    if isinstance(obj, BaseModel | Mapping):
+        return fields(obj).get(name)
     return getattr(obj, name, None)
 
 
 def fields(obj: Any) -> Mapping[str, Any]:
-    """Every field of an SDK object at once, declared and undeclared (as :func:`field` reads
-    them one by one), for an object read field after field such as a stream chunk; a mapping as
-    it is; ``{}`` for anything without fields."""
-    if isinstance(obj, BaseModel):
+    """Every field of an SDK object at once, declared and undeclared (:func:`field` reads one of
+    them), for an object read field after field such as a stream chunk; a mapping as it is;
+    ``{}`` for anything without fields."""
+    if isinstance(obj, BaseModel):  # declared fields are its attributes, the others its extras
         extra = obj.model_extra
         return {**vars(obj), **extra} if extra else vars(obj)
     if isinstance(obj, Mapping):
