@@ -102,8 +102,12 @@ def test_asyncio_run_in_a_loop_keeps_descriptors_sockets_and_memory_flat(target:
     assert sent == WARM_UP + LOOPS, "one request per call"
     assert fds_after - fds_before <= 2 and fds_end - fds_before <= 2, (fds_before, fds_after, fds_end)
     assert sockets_after - sockets_before <= 1 and sockets_end - sockets_before <= 1
-    # a leak of one client or pool per loop (its loop, connections) costs far more than 2 KiB a loop
-    assert rss_samples[-1] - rss_before < 2 * (LOOPS - NO_GC_LOOPS), (rss_before, rss_samples)
+    # a leak of one client or pool per loop (its loop, connections) costs far more than 2 KiB a loop,
+    # in every stretch of 100 loops; the allocator growing its heap once (a step of about 1 MiB in
+    # one stretch, flat before and after) is no leak, so the typical stretch is what is held to it
+    marks = [rss_before, *rss_samples]
+    growths = sorted(after - before for before, after in zip(marks, marks[1:], strict=False))
+    assert growths[len(growths) // 2] < 2 * 100, (rss_before, rss_samples)
 
 
 def _stream_that_waits(http: Target) -> Any:
