@@ -77,7 +77,7 @@ def _workload(provider: str, measure: str) -> Callable[[], object]:
     server = LoopbackServer(deltas=50).__enter__()  # lives as long as the child
     if measure == CORE_SEND:
         p = core_provider(provider, server.url)
-        payload = p.map_chat_request(p.build_chat_request(PROMPT))
+        payload = p.map_chat_request(p.builder.chat(PROMPT))
         return lambda: p._send_chat(payload)
     side = build(provider, "sdk" if measure in (SDK_CALL, ASYNC_SDK_CALL) else "core", server.url)
     if measure in (ASYNC_SDK_CALL, ASYNC_CORE_CALL):  # one call awaited at a time, on one loop

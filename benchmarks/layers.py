@@ -39,7 +39,7 @@ def _provider_and_sdk_objects(provider: str, deltas: int) -> tuple[Any, Any, byt
 
     with LoopbackServer(deltas=deltas) as server:
         p = core_provider(provider, server.url)
-        payload = p.map_chat_request(p.build_chat_request(PROMPT))
+        payload = p.map_chat_request(p.builder.chat(PROMPT))
         answer = p._send_chat(payload)
         events = list(p._send_stream(payload))
     middle = len(events) // 2  # a delta: neither the opening nor the closing events
@@ -58,7 +58,7 @@ def parts(provider: str, deltas: int) -> dict[str, Callable[[], object]]:
     from llm_core.transport.body_meter import BodyMeter
 
     p, answer, chunk, event = _provider_and_sdk_objects(provider, deltas)
-    request = p.build_chat_request(PROMPT)
+    request = p.builder.chat(PROMPT)
     p._send_chat = lambda payload: answer  # the one send of a chat call: the SDK's answer at once
     chat = find("chat_completion")
     meter = BodyMeter(_limits(), time.monotonic(), [], sse=True)
@@ -71,7 +71,7 @@ def parts(provider: str, deltas: int) -> dict[str, Callable[[], object]]:
         "map to the SDK's arguments": lambda: p.map_chat_request(request),
         "retry policy (tenacity loop around one attempt)": lambda: p.retry_policy.call(lambda: None),
         "parse the answer": lambda: p.parse_chat_response(answer, request),
-        "parse and price the answer": lambda: p._costed(p.parse_chat_response(answer, request), request, Cost.TOKENS),
+        "parse and price the answer": lambda: p.executor.costed(p.parse_chat_response(answer, request), request, Cost.TOKENS),
         "per event: SSE framing and limits": lambda: list(meter.feed(chunk)),
         "per event: stream parser (with its event)": lambda: parser.feed(event),
         "per event: the StreamEvent alone": lambda: StreamEvent.token("word ", TokenType.LLM_RESPONSE),
@@ -86,7 +86,7 @@ def measure(provider: str, number: int, deltas: int) -> dict[str, float]:
 def _check_surrogates(request: Any, provider: str) -> None:
     from llm_core.requests import refuse_surrogates
 
-    for name in ("messages", "tools", "stop"):  # as build_chat_request checks them
+    for name in ("messages", "tools", "stop"):  # as RequestBuilder.chat checks them
         refuse_surrogates(getattr(request, name), name, provider)
 
 

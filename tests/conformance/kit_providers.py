@@ -11,7 +11,6 @@ import json
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from llm_core.capabilities import EmbeddingCapable
 from llm_core.decisions import DecisionResponse
 from llm_core.errors import InvalidInputError, LLMError, UnsupportedFeatureError
 from llm_core.features import Feature
@@ -202,13 +201,6 @@ class IgnoresModelFeatures(PerModelFake):
             raise UnsupportedFeatureError(f"{self.name} does not support {feature.value}", provider=self.identifier)
 
 
-class HalfEmbedder(FakeProvider):
-    """Claims embeddings (inherits EmbeddingCapable) but leaves two hooks unimplemented."""
-
-    map_embedding_request = EmbeddingCapable.map_embedding_request
-    parse_embedding_response = EmbeddingCapable.parse_embedding_response
-
-
 class LeakyRepr(FakeProvider):
     """Shows its API key in repr."""
 
@@ -344,7 +336,6 @@ BROKEN: dict[type[BaseProvider], set[str]] = {
     },
     SendsBeforeValidating: {"test_invalid_input_sends_nothing"},
     IgnoresModelFeatures: {"test_unsupported_features_send_nothing"},
-    HalfEmbedder: {"test_claims_are_backed", "test_embeddings_response", "test_embeddings_sync_and_async_agree"},
     LeakyRepr: {"test_secrets_stay_hidden"},
     OverconfidentDecisions: {"test_decision_response", "test_decision_sync_and_async_agree"},
     MislabelledImages: {"test_image_response", "test_image_sync_and_async_agree"},
@@ -369,7 +360,6 @@ MESSAGES: dict[type[BaseProvider], str] = {
     AsyncDiffers: "chat_completion differ",
     SendsBeforeValidating: "sent a request (_send_embeddings) for a blank embedding input",
     IgnoresModelFeatures: "sent a request for chat with model fake-embed",
-    HalfEmbedder: "does not implement map_embedding_request, parse_embedding_response",
     LeakyRepr: "the API key shows in the provider's repr",
     OverconfidentDecisions: "P(yes) 1.5 is not a probability",
     MislabelledImages: "the image bytes are image/png but the response says image/jpeg",

@@ -8,7 +8,7 @@ import ast
 import asyncio
 import inspect
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +34,7 @@ from llm_core.requests import ChatRequest
 from llm_core.responses import CompletionResponse
 from llm_core.specs import ModelInfo
 from llm_core.testing import FakeProvider, FakeReply
+from llm_core.wire import ChatRoute, ChatWire
 
 RegisterFake = Callable[..., FakeProvider]
 
@@ -122,8 +123,10 @@ class Counting(ChatOnly):
         return TokenCount(input_tokens=raw, model=request.model, provider=self.identifier)
 
 
-def test_implemented_features_follow_the_builders_and_hooks_a_class_has() -> None:
-    assert ChatOnly.implemented_features() == {Feature.CHAT, Feature.COMPLETION} | CHAT_OPTIONS | DECLARED_ONLY
+def test_implemented_features_follow_the_wire_methods_a_class_has() -> None:
+    # every chat-shaped operation goes through the chat methods (decisions as structured output)
+    chat_shaped = {op.feature for op in OPERATIONS if op.route.wire is ChatWire} | {Feature.DECISION}
+    assert ChatOnly.implemented_features() == chat_shaped | {Feature.DOCUMENTS} | CHAT_OPTIONS | DECLARED_ONLY
     assert Counting.implemented_features() - ChatOnly.implemented_features() == {Feature.TOKEN_COUNTING}
     assert FakeProvider.implemented_features() >= {op.feature for op in OPERATIONS}
 
@@ -156,13 +159,20 @@ def test_a_class_with_the_hooks_gets_the_operation_on_every_surface() -> None:
 # -- a plugin declares an operation of its own the same way ------------------------------------
 
 
+class ShoutRoute(ChatRoute):
+    """The plugin's own request builder, then the chat methods."""
+
+    def build(self, p: Any, args: tuple[Any, ...], options: Mapping[str, Any]) -> ChatRequest:
+        request: ChatRequest = p.build_shout_request(*args, **options)
+        return request
+
+
 class Shouting(ChatOnly):
     """A plugin-level operation: its own builder, through the chat hooks, with its own answer."""
 
     @call(
         Feature.CHAT,
-        build="build_shout_request",
-        hooks=Operations.chat_completion.hooks,
+        route=ShoutRoute(),
         observed_as="shout",
         finish=lambda response, *args, **options: response.content.upper(),
         example=(("hi",), {}),
@@ -171,7 +181,7 @@ class Shouting(ChatOnly):
         """The model's answer to ``text``, in capitals."""
 
     def build_shout_request(self, text: str, **options: Any) -> ChatRequest:
-        return self.build_chat_request(f"{text}!", **options)
+        return self.builder.chat(f"{text}!", **options)
 
 
 def test_a_plugin_declares_its_own_operation_for_sync_and_aio() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import pytest
@@ -11,8 +12,11 @@ from pydantic import BaseModel
 from llm_core import (
     CallContext,
     ChatMessage,
+    ChatRequest,
+    CompletionResponse,
     DecisionAnswer,
     DocumentPart,
+    EmbeddingCapable,
     Feature,
     ImagePart,
     InvalidDecisionResponse,
@@ -28,7 +32,6 @@ from llm_core import (
     RateLimitError,
     ServerError,
     StreamEventType,
-    StreamingCapable,
     TokenType,
     ToolCall,
     ToolSpec,
@@ -86,10 +89,34 @@ def test_supports_feature_per_model() -> None:
     assert not custom.supports_feature("vision", model="not-in-catalogue")
 
 
-class StreamOnly(StreamingCapable):
-    """A provider class implementing streaming only."""
+class StreamOnly(BaseProvider):
+    """A provider class implementing the chat and stream methods only."""
 
     spec = fake_spec("streamonly", features=["chat", "completion", "streaming"])
+
+    def map_chat_request(self, request: ChatRequest) -> dict[str, Any]:
+        return {"text": request.messages[-1].text}
+
+    def _send_chat(self, payload: dict[str, Any]) -> Any:
+        return payload["text"]
+
+    async def _asend_chat(self, payload: dict[str, Any]) -> Any:
+        return payload["text"]
+
+    def parse_chat_response(self, raw: Any, request: ChatRequest) -> CompletionResponse:
+        return CompletionResponse(content=raw, model=request.model, provider=self.identifier)
+
+    def _send_stream(self, payload: dict[str, Any]) -> Iterator[Any]:
+        return iter([payload["text"]])
+
+    async def _asend_stream(self, payload: dict[str, Any]) -> AsyncIterator[Any]:
+        async def chunks() -> AsyncIterator[Any]:
+            yield payload["text"]
+
+        return chunks()
+
+    def new_stream_parser(self, request: ChatRequest) -> Any:
+        raise NotImplementedError  # never streamed here
 
 
 def test_supports_feature_agrees_with_the_class_and_the_spec() -> None:
@@ -99,19 +126,38 @@ def test_supports_feature_agrees_with_the_class_and_the_spec() -> None:
     assert not provider.supports_feature("vision")
     assert not provider.supports_feature("tools")
     assert StreamOnly.implemented_features() >= {Feature.CHAT, Feature.COMPLETION, Feature.STREAMING}
-    assert Feature.VISION not in StreamOnly.implemented_features()
-    # the class implements vision, but this spec does not declare it: not supported
+    # images and tools travel in the chat request: the class implements them, its spec does not offer them
+    assert {Feature.VISION, Feature.TOOLS} <= StreamOnly.implemented_features()
+    assert not {Feature.EMBEDDINGS, Feature.IMAGE, Feature.TOKEN_COUNTING} & StreamOnly.implemented_features()
     fake = FakeProvider(spec=fake_spec("chatty", features=["chat", "completion"]))
     assert isinstance(fake, VisionCapable)
+    assert not isinstance(StreamOnly(), EmbeddingCapable)
     assert not fake.supports_feature("vision")
     assert not fake.supports_vision()
 
 
-@pytest.mark.parametrize("feature", ["vision", "tools", "embeddings", "decision", "json_mode", "image", "documents"])
+@pytest.mark.parametrize("feature", ["embeddings", "image", "token_counting"])
 def test_a_spec_declaring_an_unimplemented_feature_is_a_plugin_load_error(feature: str) -> None:
     with pytest.raises(PluginLoadError, match=f"declares {feature}") as info:
         StreamOnly(spec=fake_spec("liar", features=["chat", "streaming", feature]))
     assert "StreamOnly" in str(info.value)
+
+
+def test_a_class_implementing_part_of_a_family_is_refused_where_it_is_defined() -> None:
+    with pytest.raises(TypeError, match=r"implements part of EmbeddingWire: no _send_embeddings \(did you mean"):
+
+        class Misspelt(StreamOnly):
+            def map_embedding_request(self, request: Any) -> dict[str, Any]:
+                return {}
+
+            def _send_embedding(self, payload: dict[str, Any]) -> Any:  # one letter short
+                return None
+
+            async def _asend_embeddings(self, payload: dict[str, Any]) -> Any:
+                return None
+
+            def parse_embedding_response(self, raw: Any, request: Any) -> Any:
+                return None
 
 
 def test_a_provider_class_without_a_spec_is_refused() -> None:

@@ -126,18 +126,18 @@ def test_call_defaults_join_every_chat_call_and_the_call_wins() -> None:
     assert (first["temperature"], first["max_tokens"]) == (0.2, 50)
     assert (second["temperature"], second["max_tokens"]) == (0.9, 50)
     assert third["max_tokens"] == 10
-    built = provider.build_chat_request("Hi", seed=1)
+    built = provider.builder.chat("Hi", seed=1)
     assert built.options == {"seed": 1}
-    assert provider.build_chat_request("Hi").options == {"seed": 7}
+    assert provider.builder.chat("Hi").options == {"seed": 7}
 
 
 def test_call_defaults_come_from_the_config_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "config.toml"
     path.write_text("[providers.app]\ntemperature = 0.3\nseed = 11\n")
     monkeypatch.setenv("LLM_CORE_CONFIG", str(path))
-    request = AppProvider().build_chat_request("Hi")
+    request = AppProvider().builder.chat("Hi")
     assert request.temperature == 0.3 and request.options == {"seed": 11}
-    assert AppProvider(temperature=0.5).build_chat_request("Hi").temperature == 0.5  # the argument first
+    assert AppProvider(temperature=0.5).builder.chat("Hi").temperature == 0.5  # the argument first
 
 
 def test_a_bad_default_fails_at_construction() -> None:

@@ -146,7 +146,7 @@ def test_one_plain_user_text_goes_as_a_string_and_the_sdk_sends_the_same_body(of
 
     provider, sent = offline(reply)
     prompt = "Write a haiku about autumn."
-    payload = provider.map_chat_request(provider.build_chat_request(prompt))
+    payload = provider.map_chat_request(provider.builder.chat(prompt))
     assert payload == {"model": "gemini-2.5-flash", "contents": prompt}
     documented = {"model": "gemini-2.5-flash", "contents": [{"role": "user", "parts": [{"text": prompt}]}],
                   "config": {}}

@@ -70,7 +70,7 @@ def test_count_tokens_sends_the_chat_contents_and_reads_the_total(run: Runner) -
 
 
 def test_the_payload_is_the_chat_payload_without_config(provider: GeminiProvider) -> None:
-    request = provider.build_chat_request(CONVERSATION, feature=Feature.TOKEN_COUNTING)
+    request = provider.builder.chat(CONVERSATION, feature=Feature.TOKEN_COUNTING)
     chat = provider.map_chat_request(request)
     assert provider.map_count_tokens_request(request) == {"model": "gemini-2.5-flash", "contents": chat["contents"]}
 

@@ -185,7 +185,7 @@ def test_which_models_answer_natively(run: Runner) -> None:
     provider = run.provider
     assert provider.native_decisions("decisions-prerelease")
     assert not provider.native_decisions("gemini-2.5-flash")
-    assert provider.default_decision_model() == "decisions-prerelease"
+    assert provider.builder.default_decision_model() == "decisions-prerelease"
     assert provider.supports_feature("decision", model="gemini-3-flash-preview")
     assert not provider.supports_feature("decision", model="gemini-embedding-001")
     assert isinstance(QUESTIONS[1], ChoiceQuestion) and isinstance(QUESTIONS[2], ScoreQuestion)

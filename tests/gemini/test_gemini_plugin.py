@@ -74,8 +74,8 @@ def test_catalogue_features_per_model(model: str, has: set[str], lacks: set[str]
 def test_catalogue_defaults() -> None:
     provider = GeminiProvider(api_key=KEY)
     assert provider.default_model() == "gemini-2.5-flash"
-    assert provider.default_embedding_model() == "gemini-embedding-001"
-    assert provider.default_image_model() == "gemini-2.5-flash-image"
+    assert provider.builder.default_model_for(Feature.EMBEDDINGS) == "gemini-embedding-001"
+    assert provider.builder.default_model_for(Feature.IMAGE) == "gemini-2.5-flash-image"
     assert len({m.id for m in MODELS}) == len(MODELS)
 
 

@@ -70,7 +70,7 @@ def test_the_config_file_reads_the_same_names(tmp_path: Path, monkeypatch: pytes
     path.write_text("[providers.gemini]\ntop_k = 20\ntemperature = 0.4\n")
     monkeypatch.setenv("LLM_CORE_CONFIG", str(path))
     provider = GeminiProvider(api_key=KEY)
-    config = provider.map_chat_request(provider.build_chat_request("Hi"))["config"]
+    config = provider.map_chat_request(provider.builder.chat("Hi"))["config"]
     assert (config["top_k"], config["temperature"]) == (20, 0.4)
     path.write_text("[providers.gemini]\ntop_kk = 20\n")
     with pytest.raises(UnknownSettingError, match=r"in \[providers.gemini\].*did you mean 'top_k'\?"):
@@ -113,9 +113,9 @@ def test_every_default_the_provider_accepts_is_covered() -> None:
 def test_safety_settings_and_cached_content_defaults_reach_the_payload() -> None:
     safety = [{"category": "HARM_CATEGORY_HARASSMENT", "threshold": "BLOCK_NONE"}]
     provider = GeminiProvider(api_key=KEY, safety_settings=safety, cached_content="cachedContents/abc")
-    config = provider.map_chat_request(provider.build_chat_request("Hi"))["config"]
+    config = provider.map_chat_request(provider.builder.chat("Hi"))["config"]
     assert config["safety_settings"] == safety and config["cached_content"] == "cachedContents/abc"
-    override = provider.map_chat_request(provider.build_chat_request("Hi", cached_content="cachedContents/xyz"))
+    override = provider.map_chat_request(provider.builder.chat("Hi", cached_content="cachedContents/xyz"))
     assert override["config"]["cached_content"] == "cachedContents/xyz"
 
 

@@ -252,17 +252,17 @@ def test_a_cloud_storage_url_is_read_by_vertex_only(offline: Any) -> None:
     assert sent == []
     vertex = VertexProvider(project=PROJECT, location="us-central1")
     assert "gs" in vertex.url_schemes()
-    contents = vertex.map_chat_request(vertex.build_chat_request([message]))["contents"]
+    contents = vertex.map_chat_request(vertex.builder.chat([message]))["contents"]
     assert contents[0]["parts"][1] == {"file_data": {"file_uri": "gs://bucket/photo.png", "mime_type": "image/png"}}
 
 
 def test_vertex_counts_the_system_text_and_refuses_what_count_tokens_has_no_place_for() -> None:
     vertex = VertexProvider(project=PROJECT, location="us-central1")
-    request = vertex.build_chat_request("Hi", system="Be brief.", temperature=0.2)
+    request = vertex.builder.chat("Hi", system="Be brief.", temperature=0.2)
     payload = vertex.map_count_tokens_request(request)
     assert payload["config"]["system_instruction"] and payload["config"]["generation_config"] == {"temperature": 0.2}
     with pytest.raises(InvalidInputError, match="safety_settings cannot be counted on Vertex AI"):
-        vertex.map_count_tokens_request(vertex.build_chat_request(
+        vertex.map_count_tokens_request(vertex.builder.chat(
             "Hi", safety_settings=[{"category": "HARM_CATEGORY_HARASSMENT", "threshold": "BLOCK_NONE"}]))
 
 

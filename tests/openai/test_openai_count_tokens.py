@@ -59,7 +59,7 @@ async def test_count_tokens_sends_the_responses_input_and_reads_the_count(player
 
 def test_the_payload_is_the_chat_payload_cut_to_what_the_endpoint_takes() -> None:
     provider = make_provider()
-    request = provider.build_chat_request(
+    request = provider.builder.chat(
         CAPITAL, model="gpt-5.4-mini", tools=[WEATHER], feature=Feature.TOKEN_COUNTING, service_tier="flex"
     )
     chat = provider.map_chat_request(request)

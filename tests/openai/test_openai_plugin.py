@@ -95,9 +95,9 @@ def test_catalogue_features_per_model():
     assert provider.supports_feature("token_counting", model="gpt-5.4-mini")
     assert not provider.supports_feature("token_counting", model="text-embedding-3-small")
     assert not provider.supports_feature("token_counting", model="gpt-image-2")
-    assert provider.default_embedding_model() == "text-embedding-3-small"
-    assert provider.default_image_model() == "gpt-image-2"
-    assert provider.default_decision_model() == DECISION_MODEL == "gpt-6-luna"
+    assert provider.builder.default_model_for(Feature.EMBEDDINGS) == "text-embedding-3-small"
+    assert provider.builder.default_model_for(Feature.IMAGE) == "gpt-image-2"
+    assert provider.builder.default_decision_model() == DECISION_MODEL == "gpt-6-luna"
     assert provider.native_decisions("gpt-6-luna") and not provider.native_decisions("gpt-5.4")
 
 

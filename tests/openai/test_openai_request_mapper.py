@@ -16,7 +16,7 @@ from tests.openai.openai_wire import PDF, PNG
 
 def mapped(messages, **options):
     provider = make_provider(**options.pop("provider_options", {}))
-    request = provider.build_chat_request(messages, **options)
+    request = provider.builder.chat(messages, **options)
     return provider.map_chat_request(request)
 
 

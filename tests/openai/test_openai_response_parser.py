@@ -130,4 +130,4 @@ def test_nan_in_replayed_tool_call_arguments_is_refused_before_sending():
     call = ToolCall.model_construct(id="c1", name="f", arguments={"x": float("inf")})
     messages = [ChatMessage.user("q"), ChatMessage(role="assistant", tool_calls=[call])]
     with pytest.raises(InvalidInputError, match="message 1: tool call arguments are not JSON"):
-        provider.map_chat_request(provider.build_chat_request(messages, model="gpt-4.1"))
+        provider.map_chat_request(provider.builder.chat(messages, model="gpt-4.1"))

@@ -118,7 +118,7 @@ def test_the_name_follows_the_api_rule():
 
 def test_call_stream_and_batch_send_the_same_format():
     provider = make_provider()
-    request = provider.build_json_request("Largest city in Japan?", City, model="gpt-4.1")
+    request = provider.builder.json("Largest city in Japan?", City, model="gpt-4.1")
     call = provider.map_chat_request(request)
     assert call["text"] == {"format": text_format(City)} and "text_format" not in call
     batch = provider.map_batch_request("generate", [("a", call)], "tag")

@@ -83,7 +83,7 @@ def test_the_config_file_reads_the_same_names(tmp_path: Path, monkeypatch: pytes
     path.write_text("[providers.openai]\nmodel = 'gpt-4.1'\ntemperature = 0.4\nservice_tier = 'flex'\n")
     monkeypatch.setenv("LLM_CORE_CONFIG", str(path))
     provider = OpenAIProvider(api_key=TEST_KEY)
-    payload = provider.map_chat_request(provider.build_chat_request("Hi"))
+    payload = provider.map_chat_request(provider.builder.chat("Hi"))
     assert (payload["temperature"], payload["service_tier"]) == (0.4, "flex")
     path.write_text("[providers.openai]\ntempreature = 0.4\n")
     with pytest.raises(UnknownSettingError, match=r"in \[providers.openai\].*did you mean 'temperature'\?"):

@@ -288,7 +288,7 @@ def _sent_tool_object(provider: Any, output: str) -> Any:
         {"role": "assistant", "content": "", "tool_calls": [{"id": "call_1", "name": "get_weather", "arguments": {}}]},
         {"role": "tool", "tool_call_id": "call_1", "content": output},
     ]
-    request = provider.build_chat_request(messages)
+    request = provider.builder.chat(messages)
     sent = provider.map_chat_request(request)["contents"][-1]["parts"][0]["function_response"]
     assert sent["name"] == "get_weather"
     assert request.messages[-1].content == output, "the caller's tool output is untouched"

@@ -87,7 +87,7 @@ def test_a_copy_unpickled_without_them_works_for_what_does_not_need_them(monkeyp
     assert copy.base_url is None
     assert copy.options.get("client_args") == {}
     assert copy.options.get("default_headers") == {"User-Agent": "billing-batch/1.0"}
-    request = copy.build_chat_request("hi")
+    request = copy.builder.chat("hi")
     assert request.model == "gpt-5-mini"
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-from-the-workers-environment")
     copy.configure({"base_url": "https://gateway.example/v1"})  # given again where it is needed

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
+import itertools
 import logging
 import os
 import sys
@@ -106,7 +107,7 @@ def test_asyncio_run_in_a_loop_keeps_descriptors_sockets_and_memory_flat(target:
     # in every stretch of 100 loops; the allocator growing its heap once (a step of about 1 MiB in
     # one stretch, flat before and after) is no leak, so the typical stretch is what is held to it
     marks = [rss_before, *rss_samples]
-    growths = sorted(after - before for before, after in zip(marks, marks[1:], strict=False))
+    growths = sorted(after - before for before, after in itertools.pairwise(marks))
     assert growths[len(growths) // 2] < 2 * 100, (rss_before, rss_samples)
 
 

@@ -10,12 +10,13 @@ declared name, docstring and signature, for ``help()``, IDEs and type checkers.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Coroutine, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, fields
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterator, Mapping
+from dataclasses import dataclass, fields
 from enum import Enum
-from typing import Any, Concatenate, Generic, NamedTuple, ParamSpec, Self, TypeVar, overload
+from typing import Any, Concatenate, Generic, ParamSpec, Self, TypeVar, overload
 
 from llm_core.features import Feature
+from llm_core.wire import Route
 
 P = ParamSpec("P")
 P2 = ParamSpec("P2")
@@ -23,20 +24,6 @@ R = TypeVar("R")
 R2 = TypeVar("R2")
 Y = TypeVar("Y")
 Y2 = TypeVar("Y2")
-
-
-class Hooks(NamedTuple):
-    """The names of the plugin methods one operation goes through. For a stream, ``parse``
-    names the method that makes its :class:`~llm_core.provider.streams.StreamParser`."""
-
-    map: str
-    send: str
-    asend: str
-    parse: str
-
-
-CHAT_HOOKS = Hooks("map_chat_request", "_send_chat", "_asend_chat", "parse_chat_response")
-STREAM_HOOKS = Hooks("map_chat_request", "_send_stream", "_asend_stream", "new_stream_parser")
 
 
 class Cost(Enum):
@@ -52,17 +39,6 @@ class Cost(Enum):
     FREE = "free"
 
 
-@dataclass(frozen=True)
-class Plan:
-    """What one call sends: each request through ``hooks`` (in order), their answers combined
-    into the operation's response. ``revise`` may change a request the provider refused, once."""
-
-    hooks: Hooks
-    requests: Sequence[Any]
-    combine: Callable[[list[Any]], Any] = field(default=lambda answers: answers[0])
-    revise: Callable[[Any, Any], Any] | None = None
-
-
 @dataclass(frozen=True, eq=False)
 class Operation:
     """The facts of one operation (see the module docstring); shared by :class:`Call` and
@@ -71,17 +47,11 @@ class Operation:
     name: str
     doc: str
     feature: Feature
-    #: The provider method that builds the validated request from the call's arguments ...
-    build: str
-    #: ... called with these keywords added (e.g. the feature a chat-shaped call needs).
-    fixed: Mapping[str, Any]
-    hooks: Hooks
+    #: How the call goes through a provider: its request builder, plan and plugin hooks.
+    route: Route[Any]
     #: The operation name observers hear (``event["operation"]``).
     observed_as: str
     cost: Cost
-    #: A provider method ``plan(request) -> Plan`` for calls that are not one request through
-    #: ``hooks`` (split into batches, answered another way, revised after a refusal).
-    plan: str | None
     #: The public answer made from the response: ``finish(response, *args, **options)``.
     finish: Callable[..., Any] | None
     #: A call the testing kit makes to probe the operation: ``(args, options)``.
@@ -92,8 +62,8 @@ class Operation:
         return isinstance(self, Stream)
 
     def implemented_by(self, cls: type) -> bool:
-        """Whether ``cls`` has this operation's request builder and every hook."""
-        return all(hasattr(cls, name) for name in (self.build, *self.hooks))
+        """Whether ``cls`` has every plugin method of this operation's route."""
+        return not self.route.missing(cls)
 
     def finished(self, response: Any, args: tuple[Any, ...], options: Mapping[str, Any]) -> Any:
         """The public answer of a call of this operation, from its response."""
@@ -181,10 +151,10 @@ class Call(_Declared, Generic[P, R]):
     def __get__(self, instance: None, owner: type[Any]) -> Self: ...
 
     @overload
-    def __get__(self, instance: Calls, owner: type[Any]) -> Callable[P, R]: ...
+    def __get__(self, instance: AsyncCalls, owner: type[Any]) -> Callable[P, Coroutine[Any, Any, R]]: ...
 
     @overload
-    def __get__(self, instance: AsyncCalls, owner: type[Any]) -> Callable[P, Coroutine[Any, Any, R]]: ...
+    def __get__(self, instance: object, owner: type[Any]) -> Callable[P, R]: ...
 
     def __get__(self, instance: object, owner: type[Any]) -> Any:
         return self._bound(instance, owner)
@@ -220,10 +190,10 @@ class Stream(_Declared, Generic[P, Y]):
     def __get__(self, instance: None, owner: type[Any]) -> Self: ...
 
     @overload
-    def __get__(self, instance: Calls, owner: type[Any]) -> Callable[P, Iterator[Y]]: ...
+    def __get__(self, instance: AsyncCalls, owner: type[Any]) -> Callable[P, AsyncIterator[Y]]: ...
 
     @overload
-    def __get__(self, instance: AsyncCalls, owner: type[Any]) -> Callable[P, AsyncIterator[Y]]: ...
+    def __get__(self, instance: object, owner: type[Any]) -> Callable[P, Iterator[Y]]: ...
 
     def __get__(self, instance: object, owner: type[Any]) -> Any:
         return self._bound(instance, owner)
@@ -232,21 +202,17 @@ class Stream(_Declared, Generic[P, Y]):
 def call(
     feature: Feature,
     *,
-    build: str,
-    hooks: Hooks,
+    route: Route[Any],
     observed_as: str,
     example: tuple[tuple[Any, ...], Mapping[str, Any]],
-    fixed: Mapping[str, Any] | None = None,
     cost: Cost = Cost.TOKENS,
-    plan: str | None = None,
     finish: Callable[..., Any] | None = None,
 ) -> Callable[[Callable[Concatenate[Any, P], R]], Call[P, R]]:
     """Declare the method below it as an operation answered once."""
 
     def declare(signature: Callable[Concatenate[Any, P], R]) -> Call[P, R]:
-        facts = {"fixed": fixed or {}, "cost": cost, "plan": plan, "finish": finish}
         return Call(
-            signature, feature=feature, build=build, hooks=hooks, observed_as=observed_as, example=example, **facts
+            signature, feature=feature, route=route, observed_as=observed_as, example=example, cost=cost, finish=finish
         )
 
     return declare
@@ -255,18 +221,21 @@ def call(
 def stream(
     feature: Feature,
     *,
-    build: str,
-    hooks: Hooks,
+    route: Route[Any],
     observed_as: str,
     example: tuple[tuple[Any, ...], Mapping[str, Any]],
-    fixed: Mapping[str, Any] | None = None,
 ) -> Callable[[Callable[Concatenate[Any, P], Iterator[Y]]], Stream[P, Y]]:
     """Declare the method below it as a streamed operation (its events as they come)."""
 
     def declare(signature: Callable[Concatenate[Any, P], Iterator[Y]]) -> Stream[P, Y]:
-        facts = {"fixed": fixed or {}, "cost": Cost.TOKENS, "plan": None, "finish": None}
         return Stream(
-            signature, feature=feature, build=build, hooks=hooks, observed_as=observed_as, example=example, **facts
+            signature,
+            feature=feature,
+            route=route,
+            observed_as=observed_as,
+            example=example,
+            cost=Cost.TOKENS,
+            finish=None,
         )
 
     return declare

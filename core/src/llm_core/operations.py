@@ -3,10 +3,10 @@
 """Every operation of the provider contract, declared once.
 
 An operation is a public call such as ``chat_completion``. Its declaration below says
-everything about it: the signature and docstring users see, the :class:`Feature` it needs, the
-provider method that builds and validates its request, the plugin hooks that map, send and
-parse that request, whether it streams, how its answer is priced, the name observers hear it
-by, and an example call the testing kit probes it with.
+everything about it: the signature and docstring users see, the :class:`Feature` it needs, its
+route (:mod:`llm_core.wire`: the request builder that validates its arguments and the plugin
+methods that map, send and parse the request), whether it streams, how its answer is priced,
+the name observers hear it by, and an example call the testing kit probes it with.
 
 Everything else is read from these declarations: the provider's methods and their
 ``provider.aio`` twins, the router's (``router`` and ``router.aio``), the features a provider
@@ -22,7 +22,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from llm_core.features import CHAT_OPTIONS, Feature
-from llm_core.operation import CHAT_HOOKS, STREAM_HOOKS, Cost, Hooks, Operation, call, stream
+from llm_core.operation import Cost, Operation, call, stream
+from llm_core.wire import CHAT, COMPLETE, DECISIONS, EMBEDDINGS, IMAGES, JSON, STREAM, TOKENS, TOOLS, VISION
 
 if TYPE_CHECKING:
     from llm_core.decisions import DecisionResponse, DecisionSubject, Question
@@ -91,7 +92,7 @@ EXAMPLE_QUESTIONS = [{"kind": "yes_no", "key": "is_positive", "instructions": "I
 class Operations:
     """The public calls of the provider contract, declared once for every surface."""
 
-    @call(Feature.CHAT, build="build_chat_request", hooks=CHAT_HOOKS, observed_as="chat", example=(("Hello.",), {}))
+    @call(Feature.CHAT, route=CHAT, observed_as="chat", example=(("Hello.",), {}))
     def chat_completion(self, /, messages: Sequence[MessageLike] | str | Prompt, **options: Any) -> CompletionResponse:
         """Chat: messages (typed, plain mappings, a string or a Prompt) → response.
 
@@ -101,9 +102,7 @@ class Operations:
 
     @call(
         Feature.COMPLETION,
-        build="build_chat_request",
-        fixed={"feature": Feature.COMPLETION},
-        hooks=CHAT_HOOKS,
+        route=COMPLETE,
         observed_as="complete",
         example=(("Hello.",), {}),
     )
@@ -118,9 +117,7 @@ class Operations:
 
     @stream(
         Feature.STREAMING,
-        build="build_chat_request",
-        fixed={"feature": Feature.STREAMING},
-        hooks=STREAM_HOOKS,
+        route=STREAM,
         observed_as="stream",
         example=(("Hello.",), {}),
     )
@@ -135,8 +132,7 @@ class Operations:
 
     @call(
         Feature.TOOLS,
-        build="build_tool_request",
-        hooks=CHAT_HOOKS,
+        route=TOOLS,
         observed_as="chat_with_tools",
         example=(("What is the weather in Paris?", [EXAMPLE_TOOL]), {}),
     )
@@ -151,8 +147,7 @@ class Operations:
 
     @call(
         Feature.VISION,
-        build="build_vision_request",
-        hooks=CHAT_HOOKS,
+        route=VISION,
         observed_as="analyze_image",
         finish=_vision,
         example=((EXAMPLE_PNG, "What is this?"), {"mime_type": "image/png"}),
@@ -170,8 +165,7 @@ class Operations:
 
     @call(
         Feature.JSON_MODE,
-        build="build_json_request",
-        hooks=CHAT_HOOKS,
+        route=JSON,
         observed_as="generate_json",
         finish=_decoded,
         example=(("Name a city and its country.", EXAMPLE_SCHEMA), {}),
@@ -182,11 +176,9 @@ class Operations:
 
     @call(
         Feature.EMBEDDINGS,
-        build="build_embedding_request",
-        hooks=Hooks("map_embedding_request", "_send_embeddings", "_asend_embeddings", "parse_embedding_response"),
+        route=EMBEDDINGS,
         observed_as="embeddings",
         cost=Cost.PROMPT,
-        plan="embedding_plan",
         example=(("Hello.",), {}),
     )
     def embeddings(self, /, input: str | Sequence[str], **options: Any) -> EmbeddingResponse:  # noqa: A002
@@ -194,11 +186,9 @@ class Operations:
 
     @call(
         Feature.IMAGE,
-        build="build_image_request",
-        hooks=Hooks("map_image_request", "_send_image", "_asend_image", "parse_image_response"),
+        route=IMAGES,
         observed_as="generate_image",
         cost=Cost.IMAGE,
-        plan="image_plan",
         example=(("A red square.",), {}),
     )
     def generate_image(self, /, prompt: str, **options: Any) -> ImageResponse:
@@ -211,10 +201,8 @@ class Operations:
 
     @call(
         Feature.DECISION,
-        build="build_decision_request",
-        hooks=Hooks("map_decision_request", "_send_decision", "_asend_decision", "parse_decision_response"),
+        route=DECISIONS,
         observed_as="decide",
-        plan="decision_plan",
         example=(("A review: 'Great food, friendly staff.'", EXAMPLE_QUESTIONS), {}),
     )
     def decide(
@@ -229,9 +217,7 @@ class Operations:
 
     @call(
         Feature.TOKEN_COUNTING,
-        build="build_chat_request",
-        fixed={"feature": Feature.TOKEN_COUNTING},
-        hooks=Hooks("map_count_tokens_request", "_send_count_tokens", "_asend_count_tokens", "parse_count_tokens"),
+        route=TOKENS,
         observed_as="count_tokens",
         cost=Cost.FREE,
         example=(("Hello.",), {}),

@@ -28,16 +28,12 @@ from llm_core.batch.types import (
     Result,
     parse_item,
 )
-from llm_core.capabilities import (
-    DecisionCapable,
-    EmbeddingCapable,
-    StructuredOutputCapable,
-    decode_json,
-)
 from llm_core.errors import InvalidInputError, LLMError, UnsupportedFeatureError
 from llm_core.features import Feature
 from llm_core.operation import Cost
 from llm_core.provider import BaseProvider
+from llm_core.responses import decode_json
+from llm_core.wire import CHAT, EMBEDDINGS, Route
 
 #: One prepared item: its id, kind and the validated single-call request.
 Entry = tuple[str, ItemKind, Any]
@@ -129,24 +125,24 @@ class BatchCapable(BaseProvider):
         options = dict(item.options)
         request: Any
         if isinstance(item, ChatItem):
-            request = self.build_chat_request(item.messages, **options)
+            request = self.builder.chat(item.messages, **options)
         elif isinstance(item, JsonItem):
-            request = _iface(self, StructuredOutputCapable, "json").build_json_request(
-                item.prompt, item.json_schema, **options
-            )
+            _implements(self, Feature.JSON_MODE, "json")
+            request = self.builder.json(item.prompt, item.json_schema, **options)
         elif isinstance(item, EmbeddingItem):
-            request = _iface(self, EmbeddingCapable, "embedding").build_embedding_request(item.input, **options)
+            _implements(self, Feature.EMBEDDINGS, "embedding")
+            request = self.builder.embeddings(item.input, **options)
         else:
-            decider = _iface(self, DecisionCapable, "decision")
-            decision = decider.build_decision_request(item.subject, item.questions, **options)
-            if decider.native_decisions(decision.model):
+            _implements(self, Feature.DECISION, "decision")
+            decision = self.builder.decision(item.subject, item.questions, **options)
+            if self.native_decisions(decision.model):
                 raise UnsupportedFeatureError(
                     f"model {decision.model!r} answers through the native decision API, which batch jobs do not "
                     "take; set options.model to a structured-output model",
                     provider=self.identifier,
                 )
             # batch APIs have no decision endpoint: the structured-output form of decide() goes
-            request = (decision, decider.fallback_chat_request(decision))
+            request = (decision, self.builder.decision_fallback(decision))
         self._require(Feature.BATCH, _chat_of((item.custom_id, item.kind, request)).model)
         return item.custom_id, item.kind, request
 
@@ -187,10 +183,8 @@ class BatchCapable(BaseProvider):
         """The job payload: each entry through the single-call mapper, then the plugin's batch mapper."""
         mapped: list[tuple[str, dict[str, Any]]] = []
         for custom_id, kind, request in entries:
-            if kind == "embedding":
-                mapped.append((custom_id, _iface(self, EmbeddingCapable, kind).map_embedding_request(request)))
-            else:
-                mapped.append((custom_id, self.map_chat_request(_chat_of((custom_id, kind, request)))))
+            hooks = _route_of(kind).hooks(self)
+            mapped.append((custom_id, hooks.map(_chat_of((custom_id, kind, request)))))
         return self.map_batch_request(group, mapped, tag)
 
     # -- jobs ---------------------------------------------------------------------------------
@@ -200,7 +194,7 @@ class BatchCapable(BaseProvider):
         group, parsed, entries = self.prepare_batch(items)
         tag = tag or new_tag()
         payload = self.map_batch_entries(group, entries, tag)
-        raw = self._execute("batch_create", None, self._create_once(tag), payload)
+        raw = self.executor.execute("batch_create", None, self._create_once(tag), payload)
         status = self.parse_batch_status(raw)
         return BatchJob(self, status.id, order=[i.custom_id for i in parsed], items={i.custom_id: i for i in parsed})
 
@@ -210,7 +204,7 @@ class BatchCapable(BaseProvider):
         group, parsed, entries = self.prepare_batch(items)
         tag = tag or new_tag()
         payload = self.map_batch_entries(group, entries, tag)
-        raw = await self._aexecute("batch_create", None, self._acreate_once(tag), payload)
+        raw = await self.executor.aexecute("batch_create", None, self._acreate_once(tag), payload)
         status = self.parse_batch_status(raw)
         return BatchJob(self, status.id, order=[i.custom_id for i in parsed], items={i.custom_id: i for i in parsed})
 
@@ -221,7 +215,7 @@ class BatchCapable(BaseProvider):
 
     def find_batch(self, tag: str) -> str | None:
         """The id of the job created with ``tag``, or ``None`` (see :meth:`submit_batch`)."""
-        raw = self._execute("batch_find", None, self._send_batch_find, tag)
+        raw = self.executor.execute("batch_find", None, self._send_batch_find, tag)
         return None if raw is None else self.parse_batch_status(raw).id
 
     def _create_once(self, tag: str) -> Callable[[dict[str, Any]], Any]:
@@ -257,23 +251,22 @@ class BatchCapable(BaseProvider):
 
     def finish_batch_item(self, item: Item, raw: Any) -> Any:
         """The item's response, parsed by the single-call parser, or its typed error."""
+        executor = self.executor
         if isinstance(raw, BaseException):
-            return self._mapped(raw)
+            return executor.mapped(raw)
         try:
             custom_id, kind, request = self.build_batch_entry(item)
-            if kind == "embedding":
-                embedded = _iface(self, EmbeddingCapable, kind).parse_embedding_response(raw, request)
-                return self._costed(embedded, request, Cost.PROMPT, batch=True)
-            chat = _chat_of((custom_id, kind, request))
-            response = self._costed(self.parse_chat_response(raw, chat), chat, Cost.TOKENS, batch=True)
+            sent = _chat_of((custom_id, kind, request))
+            cost = Cost.PROMPT if kind == "embedding" else Cost.TOKENS
+            response = executor.costed(_route_of(kind).hooks(self).parse(raw, sent), sent, cost, batch=True)
             if isinstance(item, JsonItem):
                 return JsonResponse.of(decode_json(response, item.json_schema, self.identifier), response)
             if kind == "decision":
                 decision, _ = request
-                return _iface(self, DecisionCapable, kind).fallback_response(response, decision)
+                return self.builder.decision_from_json(response, decision)
             return response
         except Exception as exc:  # noqa: BLE001 - one item's failure is that item's typed error
-            return self._mapped(exc)
+            return executor.mapped(exc)
 
     def results_of(self, raw: Any, order: Sequence[str], items: Mapping[str, Item]) -> Iterator[Result]:
         """Every id of ``order`` once: parsed records, then the ids without a record (each an
@@ -296,10 +289,15 @@ class BatchCapable(BaseProvider):
                 yield custom_id, missing_result(self, status)
 
 
-def _iface(provider: BaseProvider, interface: type[Any], kind: str) -> Any:
-    if not isinstance(provider, interface):
+def _implements(provider: BaseProvider, feature: Feature, kind: str) -> None:
+    if feature not in provider.implemented_features():
         raise UnsupportedFeatureError(f"{provider.name} cannot run {kind} items", provider=provider.identifier)
-    return provider
+
+
+def _route_of(kind: ItemKind) -> Route[Any]:
+    """The route whose mapper and parser an item of ``kind`` goes through (a decision goes as
+    its structured-output chat)."""
+    return EMBEDDINGS if kind == "embedding" else CHAT
 
 
 def _chat_of(entry: Entry) -> Any:

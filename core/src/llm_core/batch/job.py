@@ -14,6 +14,14 @@ from llm_core.errors import InvalidInputError, LLMError, ProviderError, Provider
 R = TypeVar("R")
 
 
+class Executor(Protocol):
+    """The provider's :class:`~llm_core.provider.execution.CallExecutor`, as a job uses it."""
+
+    def execute(self, operation: str, model: str | None, send: Callable[..., R], *args: Any) -> R: ...
+
+    async def aexecute(self, operation: str, model: str | None, send: Callable[..., Awaitable[R]], *args: Any) -> R: ...
+
+
 class BatchBackend(Protocol):
     """What a job asks of the provider that submitted it (:class:`~llm_core.batch.BatchCapable`
     implements it). A protocol, so that this module does not import the capability that builds
@@ -22,11 +30,8 @@ class BatchBackend(Protocol):
     @property
     def identifier(self) -> str: ...
 
-    def _execute(self, operation: str, model: str | None, send: Callable[..., R], *args: Any) -> R: ...
-
-    async def _aexecute(
-        self, operation: str, model: str | None, send: Callable[..., Awaitable[R]], *args: Any
-    ) -> R: ...
+    @property
+    def executor(self) -> Executor: ...
 
     def _send_batch_get(self, job_id: str) -> Any: ...
 
@@ -69,7 +74,7 @@ class BatchJob:
 
     def _raw(self) -> object:
         p = self.provider
-        return p._execute("batch_status", None, p._send_batch_get, self.id)
+        return p.executor.execute("batch_status", None, p._send_batch_get, self.id)
 
     def status(self) -> BatchStatus:
         """The job's state and counts, asked of the provider now."""
@@ -97,7 +102,7 @@ class BatchJob:
     def cancel(self) -> BatchStatus:
         """Ask the provider to cancel; items that already ran keep their results."""
         p = self.provider
-        p._execute("batch_cancel", None, p._send_batch_cancel, self.id)
+        p.executor.execute("batch_cancel", None, p._send_batch_cancel, self.id)
         return self.status()
 
 
@@ -109,7 +114,7 @@ class AsyncBatchJob:
 
     async def _raw(self) -> object:
         p = self._job.provider
-        return await p._aexecute("batch_status", None, p._asend_batch_get, self._job.id)
+        return await p.executor.aexecute("batch_status", None, p._asend_batch_get, self._job.id)
 
     async def status(self) -> BatchStatus:
         return self._job.provider.parse_batch_status(await self._raw())
@@ -141,7 +146,7 @@ class AsyncBatchJob:
 
     async def cancel(self) -> BatchStatus:
         p = self._job.provider
-        await p._aexecute("batch_cancel", None, p._asend_batch_cancel, self._job.id)
+        await p.executor.aexecute("batch_cancel", None, p._asend_batch_cancel, self._job.id)
         return await self.status()
 
 

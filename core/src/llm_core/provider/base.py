@@ -1,28 +1,45 @@
-"""The provider base class that plugins subclass, and its async view ``provider.aio``.
+"""The provider class that plugins subclass, and its async view ``provider.aio``.
 
-A plugin writes, per operation, a pure request mapper (``map_*``), the SDK call in sync and
-async form (``_send_*`` / ``_asend_*``), a pure response parser (``parse_*``) and one error
-mapper (``map_error``). The public calls come from the declarations of
-:mod:`llm_core.operations`; every one of them runs through :meth:`BaseProvider._plan` (request
-built and validated, what to send decided) and then :meth:`~CallExecution._run` per request,
-for the sync methods and their :attr:`BaseProvider.aio` twins alike. See docs/architecture.md.
+A provider is made of three parts, each with one job:
+
+- its settings (:class:`~.settings.ProviderSettings`, the base of :class:`BaseProvider`),
+  resolved once from arguments, the config file and the environment;
+- its :class:`~.requests.RequestBuilder` (``provider.builder``), which validates each call's
+  arguments into a request before anything is sent;
+- its :class:`~.execution.CallExecutor` (``provider.executor``): retries, error mapping, pricing
+  and observers, shared by every operation.
+
+The plugin's subclass adds the wire adapter: its SDK clients and, per family of operations, the
+methods of a protocol of :mod:`llm_core.wire` (pure mapper, SDK call sync and async, pure
+parser) and ``map_error``. Every public call comes from a declaration of
+:mod:`llm_core.operations` and runs ``_plan`` (the route builds and plans the request), then
+the executor once per request. See docs/architecture.md.
 """
 
 from __future__ import annotations
 
+import difflib
 import time
-from collections.abc import AsyncIterator, Awaitable, Iterator
-from typing import TYPE_CHECKING, Any
+from collections.abc import AsyncIterator, Iterator
+from typing import TYPE_CHECKING, Any, cast
 
-from llm_core.errors import InvalidRequestError, LLMError, ProviderConnectionError, UnsupportedFeatureError
+from llm_core.errors import (
+    InvalidRequestError,
+    LLMError,
+    ProviderConnectionError,
+    ProviderError,
+    UnsupportedFeatureError,
+)
 from llm_core.features import Feature
-from llm_core.operation import AsyncCalls, Call, Calls, Operation, Plan, Stream
+from llm_core.operation import AsyncCalls, Call, Operation, Stream
 from llm_core.operations import Operations
-from llm_core.provider.chat_requests import ChatRequestBuilding
-from llm_core.provider.streams import StreamDriver, StreamParser
-from llm_core.requests import ChatRequest
-from llm_core.responses import CompletionResponse, ConnectionStatus
+from llm_core.provider.execution import CallExecutor
+from llm_core.provider.requests import RequestBuilder
+from llm_core.provider.settings import ProviderSettings
+from llm_core.provider.streams import astream_events, stream_events
+from llm_core.responses import ConnectionStatus
 from llm_core.streaming import StreamEvent
+from llm_core.wire import WIRES, ModelsWire, Plan, StreamParser, members
 
 if TYPE_CHECKING:
     from llm_core.conversation import AsyncConversation, Conversation
@@ -30,11 +47,29 @@ if TYPE_CHECKING:
 __all__ = ["AsyncProvider", "BaseProvider", "StreamParser"]
 
 
-class BaseProvider(Calls, Operations, StreamDriver, ChatRequestBuilding):
-    """Common behaviour of every provider. Subclass it together with capability interfaces."""
+class BaseProvider(ProviderSettings, Operations):
+    """Common behaviour of every provider: subclass it and implement the wire protocols of the
+    operations the provider serves (:mod:`llm_core.wire`)."""
 
     #: The async view, built on first use of :attr:`aio`.
     _aio: AsyncProvider | None = None
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """A family implemented in part is refused here, naming what is missing (a misspelt
+        method would otherwise leave the feature silently unimplemented)."""
+        super().__init_subclass__(**kwargs)
+        for protocol in WIRES:
+            names = members(protocol)
+            missing = [name for name in names if not callable(getattr(cls, name, None))]
+            if missing and len(missing) < len(names) and not _shared_only(cls, protocol, missing):
+                raise TypeError(
+                    f"{cls.__name__} implements part of {protocol.__name__}: {_missing_words(cls, missing)}"
+                )
+
+    def _apply_settings(self) -> None:
+        super()._apply_settings()
+        self.builder = RequestBuilder(self)
+        self.executor = CallExecutor(self, self.map_error)
 
     @property
     def aio(self) -> AsyncProvider:
@@ -43,41 +78,21 @@ class BaseProvider(Calls, Operations, StreamDriver, ChatRequestBuilding):
             self._aio = AsyncProvider(self)
         return self._aio
 
-    # -- hooks every plugin implements ---------------------------------------------------
-
-    def map_chat_request(self, request: ChatRequest) -> dict[str, Any]:
-        raise NotImplementedError
-
-    def _send_chat(self, payload: dict[str, Any]) -> Any:
-        raise NotImplementedError
-
-    def _asend_chat(self, payload: dict[str, Any]) -> Awaitable[Any]:
-        """An awaitable of the SDK's answer: an ``async def``, or a plain ``def`` that returns
-        the SDK's own coroutine."""
-        raise NotImplementedError
-
-    def parse_chat_response(self, raw: Any, request: ChatRequest) -> CompletionResponse:
-        raise NotImplementedError
-
-    def _send_list_models(self) -> list[str]:
-        raise NotImplementedError
-
-    async def _asend_list_models(self) -> list[str]:
-        raise NotImplementedError
+    def map_error(self, error: BaseException) -> LLMError:
+        """Map an SDK exception to the taxonomy (plugins override). The default wraps it as a
+        :class:`ProviderError`."""
+        return ProviderError(f"{type(error).__name__}: {error}", provider=self.identifier)
 
     # -- every operation: one plan, then each request through the plugin's hooks -------------
 
     def _plan(self, op: Operation, args: tuple[Any, ...], options: dict[str, Any]) -> Plan:
-        """What a call of ``op`` sends: its request built and validated (bad input raises
-        here, before anything is sent), through the operation's hooks or its own plan."""
+        """What a call of ``op`` sends: its request built and validated by the operation's route
+        (bad input raises here, before anything is sent), and planned."""
         self._require_key()
         if op.feature not in self.implemented_features():
             raise UnsupportedFeatureError(f"{self.name} does not support {op.feature.value}", provider=self.identifier)
-        request = getattr(self, op.build)(*args, **op.fixed, **options)
-        if op.plan is not None:
-            plan: Plan = getattr(self, op.plan)(request, op.hooks)
-            return plan
-        return Plan(op.hooks, (request,))
+        route = op.route
+        return route.plan(self, route.build(self, args, options))
 
     def _call(self, op: Call[Any, Any], args: tuple[Any, ...], options: dict[str, Any]) -> Any:
         return op.finished(self._respond(op, args, options), args, options)
@@ -85,29 +100,31 @@ class BaseProvider(Calls, Operations, StreamDriver, ChatRequestBuilding):
     def _respond(self, op: Operation, args: tuple[Any, ...], options: dict[str, Any]) -> Any:
         """The response of one call of ``op`` (before the operation's ``finish``)."""
         plan = self._plan(op, args, options)
+        run = self.executor.run
         answers = []
         for request in plan.requests:
             try:
-                answers.append(self._run(op, request, plan.hooks))
+                answers.append(run(op, request, plan.hooks))
             except InvalidRequestError as exc:
                 revised = plan.revise(request, exc) if plan.revise is not None else None
                 if revised is None:
                     raise
-                answers.append(self._run(op, revised, plan.hooks))
+                answers.append(run(op, revised, plan.hooks))
         return plan.combine(answers)
 
     async def _arespond(self, op: Operation, args: tuple[Any, ...], options: dict[str, Any]) -> Any:
         """The async twin of :meth:`_respond` (same plan)."""
         plan = self._plan(op, args, options)
+        run = self.executor.arun
         answers = []
         for request in plan.requests:
             try:
-                answers.append(await self._arun(op, request, plan.hooks))
+                answers.append(await run(op, request, plan.hooks))
             except InvalidRequestError as exc:
                 revised = plan.revise(request, exc) if plan.revise is not None else None
                 if revised is None:
                     raise
-                answers.append(await self._arun(op, revised, plan.hooks))
+                answers.append(await run(op, revised, plan.hooks))
         return plan.combine(answers)
 
     def _stream(self, op: Stream[Any, Any], args: tuple[Any, ...], options: dict[str, Any]) -> Iterator[Any]:
@@ -118,21 +135,29 @@ class BaseProvider(Calls, Operations, StreamDriver, ChatRequestBuilding):
         """The event stream of one call of ``op``; its request is mapped now, so an input the
         plugin refuses raises at the call."""
         plan = self._plan(op, args, options)
-        request = plan.requests[0]
-        payload = getattr(self, plan.hooks.map)(request)
-        parser = getattr(self, plan.hooks.parse)(request)
-        return self._stream_events(op, request, payload, getattr(self, plan.hooks.send), parser)
+        request, hooks = plan.requests[0], plan.hooks
+        return stream_events(self.executor, op, request, hooks.map(request), hooks.send, hooks.parse(request))
 
     def _aopen_stream(
         self, op: Operation, args: tuple[Any, ...], options: dict[str, Any]
     ) -> AsyncIterator[StreamEvent]:
         plan = self._plan(op, args, options)
-        request = plan.requests[0]
-        payload = getattr(self, plan.hooks.map)(request)
-        parser = getattr(self, plan.hooks.parse)(request)
-        return self._astream_events(op, request, payload, getattr(self, plan.hooks.asend), parser)
+        request, hooks = plan.requests[0], plan.hooks
+        return astream_events(self.executor, op, request, hooks.map(request), hooks.asend, hooks.parse(request))
 
     # -- calls that are not operations -------------------------------------------------------
+
+    def supports_streaming(self) -> bool:
+        return self.supports_feature(Feature.STREAMING)
+
+    def supports_tools(self) -> bool:
+        return self.supports_feature(Feature.TOOLS)
+
+    def supports_vision(self) -> bool:
+        return self.supports_feature(Feature.VISION)
+
+    def supports_documents(self) -> bool:
+        return self.supports_feature(Feature.DOCUMENTS)
 
     def conversation(self, **options: Any) -> Conversation:
         """A conversation with automatic tool calls (``system``, ``tools``, ``model``,
@@ -143,7 +168,13 @@ class BaseProvider(Calls, Operations, StreamDriver, ChatRequestBuilding):
 
     def available_models(self) -> list[str]:
         """The live model list from the provider (``models/`` prefixes stripped)."""
-        return self._execute("list_models", None, self._send_list_models)
+        return self.executor.execute("list_models", None, self._models_wire()._send_list_models)
+
+    def _models_wire(self) -> ModelsWire:
+        """This provider as a :class:`ModelsWire` (refused when it cannot list its models)."""
+        if any(not callable(getattr(self, name, None)) for name in members(ModelsWire)):
+            raise UnsupportedFeatureError(f"{self.name} cannot list its models", provider=self.identifier)
+        return cast(ModelsWire, self)
 
     def test_connection(self) -> ConnectionStatus:
         """List models to prove key and network work; failures raise a connection error."""
@@ -165,6 +196,30 @@ class BaseProvider(Calls, Operations, StreamDriver, ChatRequestBuilding):
             message=f"connected to {self.name}: {len(models)} models available",
             latency_ms=(time.perf_counter() - started) * 1000,
         )
+
+
+def _shared_only(cls: type, protocol: type, missing: list[str]) -> bool:
+    """Whether ``cls`` has of ``protocol`` only what another family it implements shares with
+    it (``map_chat_request`` is both the chat's and the stream's mapper): that is no part."""
+    present = set(members(protocol)) - set(missing)
+    others = {
+        name
+        for other in WIRES
+        if other is not protocol
+        for name in members(other)
+        if callable(getattr(cls, name, None))
+    }
+    return present <= others
+
+
+def _missing_words(cls: type, missing: list[str]) -> str:
+    """``missing`` named, each with the method of ``cls`` its name is close to (a misspelling)."""
+    own = [name for name in dir(cls) if not name.startswith("__")]
+    words = []
+    for name in missing:
+        close = difflib.get_close_matches(name, own, n=1, cutoff=0.8)
+        words.append(f"{name} (did you mean to name {close[0]} so?)" if close else name)
+    return "no " + ", ".join(words)
 
 
 class AsyncProvider(AsyncCalls, Operations):
@@ -192,7 +247,8 @@ class AsyncProvider(AsyncCalls, Operations):
         return AsyncConversation(ProviderBackend(self._p), **options)
 
     async def available_models(self) -> list[str]:
-        return await self._p._aexecute("list_models", None, self._p._asend_list_models)
+        p = self._p
+        return await p.executor.aexecute("list_models", None, p._models_wire()._asend_list_models)
 
     async def test_connection(self) -> ConnectionStatus:
         started = time.perf_counter()

@@ -1,8 +1,10 @@
 """Running a provider call: the retry policy around each attempt, errors mapped to the taxonomy,
-observers told of every attempt, success and failure.
+observers told of every attempt, success and failure, the answer priced.
 
-:meth:`CallExecution._run` (and its async twin ``_arun``) is the one path of every non-streamed
-call: mapped payload → ``send`` under the retry policy → ``parse``.
+A provider holds one :class:`CallExecutor` (``provider.executor``), shared by every operation,
+sync and async. :meth:`CallExecutor.run` (and its async twin ``arun``) is the one path of every
+non-streamed call: mapped payload → ``send`` under the retry policy → ``parse``; streams take
+the same steps in :mod:`.streams`.
 """
 
 from __future__ import annotations
@@ -13,12 +15,13 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from llm_core.config import redact_exception
-from llm_core.errors import LLMError, ProviderError, cancellation
+from llm_core.errors import LLMError, cancellation
 from llm_core.features import Feature
 from llm_core.observe import observers, scopes as observer_scopes
-from llm_core.operation import Cost, Hooks, Operation
+from llm_core.operation import Cost, Operation
 from llm_core.provider.settings import ProviderSettings
 from llm_core.redaction import without_url_credentials
+from llm_core.wire import Hooks
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -46,14 +49,24 @@ class CallTrace:
     request: Any = None
 
 
-class CallExecution(ProviderSettings):
-    """Retries, error mapping and observer events, shared by every operation, sync and async."""
+class CallExecutor:
+    """Retries, error mapping, pricing and observer events of one provider's calls."""
 
-    def map_error(self, error: BaseException) -> LLMError:
-        """Map an SDK exception to the taxonomy. The default wraps it as a ProviderError."""
-        return ProviderError(f"{type(error).__name__}: {error}", provider=self.identifier)
+    def __init__(self, provider: ProviderSettings, map_error: Callable[[BaseException], LLMError]) -> None:
+        self.provider = provider
+        #: The plugin's error mapper: an SDK exception → the taxonomy.
+        self.map_error = map_error
 
-    def _mapped(self, error: BaseException) -> LLMError:
+    @property
+    def identifier(self) -> str:
+        return self.provider.identifier
+
+    @property
+    def retry_policy(self) -> Any:
+        return self.provider.retry_policy
+
+    def mapped(self, error: BaseException) -> LLMError:
+        """``error`` in the taxonomy (the SDK's exception chained), every known key removed."""
         if isinstance(error, LLMError):
             mapped = error
         else:
@@ -64,7 +77,7 @@ class CallExecution(ProviderSettings):
         redact_exception(mapped)  # every known key: an upstream may quote one back in its error body
         return mapped
 
-    def _trace(
+    def trace(
         self, operation: str, model: str | None, request: Any = None, feature: Feature | None = None
     ) -> CallTrace:
         """Observer bookkeeping for one call (all its attempts) of ``operation`` (the name
@@ -77,30 +90,30 @@ class CallExecution(ProviderSettings):
 
     # -- the one path of a call ---------------------------------------------------------------
 
-    def _run(self, op: Operation, request: Any, hooks: Hooks) -> Any:
+    def run(self, op: Operation, request: Any, hooks: Hooks) -> Any:
         """``parse(send(map(request)), request)`` through ``hooks``: the send retried, errors
         mapped, observers told."""
-        payload = getattr(self, hooks.map)(request)
-        call = self._trace(op.observed_as, request.model, request, op.feature)
+        payload = hooks.map(request)
+        call = self.trace(op.observed_as, request.model, request, op.feature)
         try:
-            raw = self.retry_policy.call(self._attempt, call, getattr(self, hooks.send), (payload,))
+            raw = self.retry_policy.call(self._attempt, call, hooks.send, (payload,))
         except BaseException as exc:
-            self._ended(call, exc)
+            self.ended(call, exc)
             raise
-        return self._parsed(call, getattr(self, hooks.parse), raw, request, op.cost)
+        return self._parsed(call, hooks.parse, raw, request, op.cost)
 
-    async def _arun(self, op: Operation, request: Any, hooks: Hooks) -> Any:
-        """The async twin of :meth:`_run` (same mapper and parser)."""
-        payload = getattr(self, hooks.map)(request)
-        call = self._trace(op.observed_as, request.model, request, op.feature)
+    async def arun(self, op: Operation, request: Any, hooks: Hooks) -> Any:
+        """The async twin of :meth:`run` (same mapper and parser)."""
+        payload = hooks.map(request)
+        call = self.trace(op.observed_as, request.model, request, op.feature)
         try:
-            raw = await self.retry_policy.acall(self._aattempt, call, getattr(self, hooks.asend), (payload,))
+            raw = await self.retry_policy.acall(self._aattempt, call, hooks.asend, (payload,))
         except BaseException as exc:  # a task cancelled while it sent or waited to retry
-            self._ended(call, exc)
+            self.ended(call, exc)
             raise
-        return self._parsed(call, getattr(self, hooks.parse), raw, request, op.cost)
+        return self._parsed(call, hooks.parse, raw, request, op.cost)
 
-    def _execute(
+    def execute(
         self,
         operation: str,
         model: str | None,
@@ -112,18 +125,18 @@ class CallExecution(ProviderSettings):
 
         With ``trace`` the caller reports success itself (at the end of a stream).
         """
-        self._require_key()
-        call = trace or self._trace(operation, model)
+        self.provider._require_key()
+        call = trace or self.trace(operation, model)
         try:
             result: R = self.retry_policy.call(self._attempt, call, send, args)
         except BaseException as exc:
-            self._ended(call, exc)
+            self.ended(call, exc)
             raise
         if trace is None:
-            self._emit_done(call, None)
+            self.emit_done(call, None)
         return result
 
-    async def _aexecute(
+    async def aexecute(
         self,
         operation: str,
         model: str | None,
@@ -131,16 +144,16 @@ class CallExecution(ProviderSettings):
         *args: Any,
         trace: CallTrace | None = None,
     ) -> R:
-        """The async twin of :meth:`_execute`."""
-        self._require_key()
-        call = trace or self._trace(operation, model)
+        """The async twin of :meth:`execute`."""
+        self.provider._require_key()
+        call = trace or self.trace(operation, model)
         try:
             result: R = await self.retry_policy.acall(self._aattempt, call, send, args)
         except BaseException as exc:
-            self._ended(call, exc)
+            self.ended(call, exc)
             raise
         if trace is None:
-            self._emit_done(call, None)
+            self.emit_done(call, None)
         return result
 
     def _attempt(self, call: CallTrace, send: Callable[..., R], args: tuple[Any, ...]) -> R:
@@ -149,7 +162,7 @@ class CallExecution(ProviderSettings):
         try:
             return send(*args)
         except Exception as exc:
-            error = self._failed(call, exc)
+            error = self.failed(call, exc)
             if error is exc:
                 raise
         # raised outside the handler: chained as _mapped left it (the SDK exception, keys removed,
@@ -161,7 +174,7 @@ class CallExecution(ProviderSettings):
         try:
             return await send(*args)
         except Exception as exc:
-            error = self._failed(call, exc)
+            error = self.failed(call, exc)
             if error is exc:
                 raise
         raise error  # outside the handler, as in _attempt
@@ -172,16 +185,16 @@ class CallExecution(ProviderSettings):
         try:
             result = parse(raw, request)
         except Exception as exc:
-            error = self._failed(call, exc, will_retry=False)
+            error = self.failed(call, exc, will_retry=False)
             if error is exc:
                 raise
         if error is not None:
             raise error  # outside the handler, as in _attempt
-        result = self._costed(result, request, cost)
-        self._emit_done(call, getattr(result, "usage", None), result)
+        result = self.costed(result, request, cost)
+        self.emit_done(call, getattr(result, "usage", None), result)
         return result
 
-    def _costed(self, result: T, request: Any, cost: Cost, *, batch: bool = False) -> T:
+    def costed(self, result: T, request: Any, cost: Cost, *, batch: bool = False) -> T:
         """``result`` with ``usage.cost`` filled in from the model's prices by the ``cost`` rule
         (when known; ``batch``: at the batch API's share of them). The requested model is the
         one priced: answers name versions (``gemini-2.5-flash-001``)."""
@@ -191,7 +204,7 @@ class CallExecution(ProviderSettings):
         model = getattr(request, "model", None) or getattr(result, "model", None)
         if not isinstance(model, str) or (usage is not None and usage.cost is not None):
             return result
-        prices = self.prices(model)
+        prices = self.provider.prices(model)
         if prices is None:
             return result
         from llm_core.responses import Usage  # loaded by then: the parser built a response
@@ -204,9 +217,9 @@ class CallExecution(ProviderSettings):
         result.usage = counted.model_copy(update={"cost": amount})  # type: ignore[attr-defined]
         return result
 
-    def _failed(self, call: CallTrace, exc: Exception, *, will_retry: bool | None = None) -> LLMError:
+    def failed(self, call: CallTrace, exc: Exception, *, will_retry: bool | None = None) -> LLMError:
         """``exc`` mapped to the taxonomy, reported to observers (the caller raises it)."""
-        error = self._mapped(exc)
+        error = self.mapped(exc)
         if will_retry is None:
             will_retry = self.retry_policy.should_retry(error) and call.attempts < self.retry_policy.max_attempts
         call.done = not will_retry
@@ -216,9 +229,9 @@ class CallExecution(ProviderSettings):
             )
         return error
 
-    def _ended(self, call: CallTrace, exc: BaseException) -> None:
+    def ended(self, call: CallTrace, exc: BaseException) -> None:
         """``exc`` ended the call's retry loop: observers hear the end of the call, once, unless
-        they have (an error :meth:`_failed` reported as not retried). Two ends are reported
+        they have (an error :meth:`failed` reported as not retried). Two ends are reported
         here: a cancellation (a cancelled task, an interrupt) as an ``llm_core_on_error`` with a
         :class:`~llm_core.errors.CancelledCallError`, and an error the policy did not retry after
         all, though its attempt was reported as retried (its deadline would have passed during
@@ -250,14 +263,14 @@ class CallExecution(ProviderSettings):
                     call,
                     attempt=call.attempts,
                     features=call.features,
-                    base_url=without_url_credentials(self.base_url),  # observers log it
+                    base_url=without_url_credentials(self.provider.base_url),  # observers log it
                     parent_id=observer_scopes.current(),
                     request=call.request,
                     **call.parameters,
                 ),
             )
 
-    def _emit_done(self, call: CallTrace, usage: Any, result: Any = None, *, abandoned: bool = False) -> None:
+    def emit_done(self, call: CallTrace, usage: Any, result: Any = None, *, abandoned: bool = False) -> None:
         call.done = True
         if not call.call_id:
             return

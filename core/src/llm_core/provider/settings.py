@@ -29,11 +29,14 @@ from llm_core.config import (
 )
 from llm_core.errors import ConfigurationError, InvalidInputError, PluginLoadError, UnsupportedFeatureError
 from llm_core.features import CHAT_OPTIONS, Feature, parse_features
+from llm_core.messages import WEB_SCHEMES
 from llm_core.operations import DECLARED_ONLY, OPERATIONS
 from llm_core.pricing import Prices, effective_prices
 from llm_core.retry import RetryPolicy
 from llm_core.specs import ProviderSpec
 
+#: What a chat call may carry: options (thinking, built-in and custom tools) and document parts.
+CHAT_ASPECTS = CHAT_OPTIONS | {Feature.DOCUMENTS}
 #: Classes → the features they implement (worked out once per class).
 _IMPLEMENTED: weakref.WeakKeyDictionary[type, frozenset[Feature]] = weakref.WeakKeyDictionary()
 
@@ -64,9 +67,25 @@ class ProviderSettings:
     call_defaults: ClassVar[frozenset[str]] = frozenset()
     #: Default request timeout in seconds.
     default_timeout: ClassVar[float] = 60.0
-    #: The feature a capability interface adds (each interface in ``llm_core.capabilities.chat``
-    #: sets it on itself; :meth:`implemented_features` collects them along the class's bases).
+    #: A feature a base class adds beyond the operations (``BatchCapable``: the batch API).
     provides: ClassVar[Feature | None] = None
+
+    # What the provider's API accepts, checked before sending (see :mod:`.requests`).
+    #: Image formats and the largest image, in bytes, of chat messages and ``analyze_image``.
+    supported_image_formats: ClassVar[tuple[str, ...]] = ("png", "jpeg", "webp", "gif")
+    max_image_size: ClassVar[int] = 20 * 1024 * 1024
+    #: Document formats and the largest document of chat messages.
+    supported_document_formats: ClassVar[tuple[str, ...]] = ("pdf",)
+    max_document_size: ClassVar[int] = 20 * 1024 * 1024
+    #: Formats and size accepted for ``generate_image(input_images=...)``.
+    input_image_formats: ClassVar[tuple[str, ...]] = ("png", "jpeg", "webp")
+    max_input_image_size: ClassVar[int] = 20 * 1024 * 1024
+    #: The provider's own rule for tool names: (a regular expression the whole name must match,
+    #: what it allows in words). ``None``: only ToolSpec's general rule.
+    tool_name_rule: ClassVar[tuple[str, str] | None] = None
+    #: Most inputs the provider embeds in one request; more are sent as several requests whose
+    #: vectors (and usage) are merged in order. ``None``: no limit.
+    max_embedding_inputs: ClassVar[int | None] = None
 
     def __init__(
         self,
@@ -241,6 +260,22 @@ class ProviderSettings:
             )
         return model
 
+    def url_schemes(self) -> frozenset[str]:
+        """The URL schemes of image and document parts this provider takes (http, https, data;
+        a provider whose service reads Cloud Storage adds ``gs``)."""
+        return WEB_SCHEMES
+
+    def native_decisions(self, model: str) -> bool:
+        """Whether ``model`` serves the provider's native decision API (catalogue ``extra``)."""
+        info = self._spec.model(model)
+        if info is None:
+            return bool(self.options.get("native_decisions", False))
+        return bool(info.extra.get("native_decisions", False))
+
+    def retry_image_request(self, request: Any, error: Any) -> Any:
+        """A changed image request to try once after ``error`` rejected ``request`` (default: none)."""
+        return None
+
     def is_available(self) -> bool:
         """Configured and usable (a key is present when one is needed). Sends nothing."""
         return self.api_key is not None or not self._spec.requires_credentials
@@ -253,14 +288,16 @@ class ProviderSettings:
 
     @classmethod
     def implemented_features(cls) -> frozenset[Feature]:
-        """Features this class implements: each operation whose request builder and hooks it
-        has (see :mod:`llm_core.operations`), thinking and tools (options of every chat call), what its
-        interfaces add (``provides``), and the features the core has no implementation of."""
+        """Features this class implements: each operation whose route's plugin methods it has
+        (see :mod:`llm_core.operations`), what a chat call carries (thinking, tools, documents)
+        when it has the chat methods, what its bases add (``provides``: a batch API), and the
+        features the core has no implementation of."""
         found = _IMPLEMENTED.get(cls)
         if found is None:
             operations = {op.feature for op in OPERATIONS if op.implemented_by(cls)}
+            aspects = CHAT_ASPECTS if Feature.CHAT in operations else frozenset()
             provided = {feature for klass in cls.__mro__ if (feature := vars(klass).get("provides")) is not None}
-            found = frozenset(operations | provided | CHAT_OPTIONS) | DECLARED_ONLY
+            found = frozenset(operations | aspects | provided) | DECLARED_ONLY
             _IMPLEMENTED[cls] = found
         return found
 
@@ -270,7 +307,7 @@ class ProviderSettings:
             names = ", ".join(sorted(f.value for f in missing))
             raise PluginLoadError(
                 f"provider {self.identifier!r} declares {names} but {type(self).__name__} does "
-                "not implement the matching capability interface",
+                "not implement the plugin methods of its operations (see llm_core.wire)",
                 distribution=self._spec.distribution,
             )
 

@@ -7,35 +7,33 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from llm_core import capabilities
 from llm_core.features import BUILTIN_TOOLS, CHAT_OPTIONS, Feature
 from llm_core.messages import ChatMessage
-from llm_core.operation import CHAT_HOOKS, Operation
+from llm_core.operation import Operation
 from llm_core.operations import OPERATIONS, Operations
 from llm_core.provider import BaseProvider
 from llm_core.testing import scenarios as sc
 from llm_core.tools import ToolSpec
+from llm_core.wire import WIRES, ChatWire, DecisionWire, ModelsWire, members
 
 # -- what each claim requires of the class, from the operation declarations -----------------
 
 _DECIDE = Operations.decide
-#: Feature → the plugin hooks a class claiming it must implement. A feature with no operation
-#: of its own (thinking, documents) is a part of the chat call. Decisions need their own hooks
-#: only where a model has native decisions (:data:`NATIVE_DECISION_HOOKS`): the others are
-#: answered through structured output.
+CHAT_HOOKS = members(ChatWire)
+#: Feature → the plugin methods a class claiming it must implement (its route's protocol, see
+#: :mod:`llm_core.wire`). A feature with no operation of its own (thinking, documents) is a part
+#: of the chat call. Decisions need their own methods only where a model has native decisions
+#: (:data:`NATIVE_DECISION_HOOKS`): the others are answered through structured output.
 REQUIRED_HOOKS: dict[Feature, tuple[str, ...]] = {
     **dict.fromkeys(CHAT_OPTIONS, CHAT_HOOKS),  # thinking, built-in and custom tools
     Feature.DOCUMENTS: CHAT_HOOKS,
-    **{op.feature: tuple(op.hooks) for op in OPERATIONS if op is not _DECIDE},
+    **{op.feature: members(op.route.wire) for op in OPERATIONS if op is not _DECIDE},
 }
-NATIVE_DECISION_HOOKS = tuple(_DECIDE.hooks)
-LIST_MODELS_HOOKS = ("_send_list_models", "_asend_list_models")
-SEND_HOOKS = tuple(dict.fromkeys(name for op in OPERATIONS for name in (op.hooks.send, op.hooks.asend))) + (
-    LIST_MODELS_HOOKS
-)
-#: The core's own classes, whose hook stubs raise ``NotImplementedError``.
-_CORE_CLASSES = frozenset(
-    {BaseProvider, *(c for c in vars(capabilities).values() if isinstance(c, type) and issubclass(c, BaseProvider))}
+NATIVE_DECISION_HOOKS = members(DecisionWire)
+LIST_MODELS_HOOKS = members(ModelsWire)
+#: Every method that sends: the SDK calls of every family, sync and async.
+SEND_HOOKS = tuple(
+    dict.fromkeys(name for wire in WIRES for name in members(wire) if name.startswith(("_send", "_asend")))
 )
 
 
@@ -158,9 +156,9 @@ def _recorder(name: str, sent: list[str]) -> Callable[..., Any]:
 
 
 def overrides(cls: type, hook: str) -> bool:
-    """Whether ``hook`` has an implementation other than the core's ``NotImplementedError`` stub."""
+    """Whether ``cls`` implements ``hook`` (the core itself implements no plugin method)."""
     try:
         impl = inspect.getattr_static(cls, hook)
     except AttributeError:
         return False
-    return not any(vars(core).get(hook) is impl for core in _CORE_CLASSES)
+    return vars(BaseProvider).get(hook) is not impl

@@ -1,4 +1,4 @@
-"""A scriptable provider with every capability, for application tests.
+"""A scriptable provider with every operation, for application tests.
 
 >>> fake = FakeProvider(replies=[FakeReply(content="hi", thinking="hmm")])
 >>> fake.chat_completion("hello").content
@@ -24,20 +24,11 @@ from collections.abc import AsyncIterator, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from llm_core.capabilities import (
-    DecisionCapable,
-    DocumentCapable,
-    EmbeddingCapable,
-    ImageGenerationCapable,
-    StreamingCapable,
-    StructuredOutputCapable,
-    ToolCapable,
-    VisionCapable,
-)
 from llm_core.decisions import DecisionAnswer, DecisionResponse, ProbabilityKind
 from llm_core.errors import LLMError
 from llm_core.features import Feature
 from llm_core.operations import DECLARED_ONLY
+from llm_core.provider import BaseProvider
 from llm_core.requests import ChatRequest, DecisionRequest, EmbeddingRequest, ImageRequest
 from llm_core.responses import CompletionResponse, EmbeddingResponse, ImageResponse, TokenCount, Usage
 from llm_core.specs import ModelInfo, ProviderSpec
@@ -45,8 +36,6 @@ from llm_core.streaming import StreamEvent, StreamMetadata, TokenType
 from llm_core.tools import ToolCall
 
 _CALL_IDS = itertools.count(1)
-#: Every feature the fake can play: every operation's (no batch API: a batch provider is a plugin's).
-ALL_FEATURES = frozenset(Feature) - DECLARED_ONLY - {Feature.BATCH}
 PNG_1X1 = bytes.fromhex(
     "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
     "1f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082"
@@ -91,13 +80,14 @@ class FakeReply:
 def fake_spec(
     identifier: str = "fake",
     *,
-    features: Iterable[Feature | str] = ALL_FEATURES,
+    features: Iterable[Feature | str] | None = None,
     models: Sequence[ModelInfo] | None = None,
     requires_credentials: bool = False,
     credential_env: Sequence[str] = (),
 ) -> ProviderSpec:
-    """A spec for :class:`FakeProvider` (register it with ``registry.register``)."""
-    feats = frozenset(Feature.parse(f) for f in features)
+    """A spec for :class:`FakeProvider` (register it with ``registry.register``); by default it
+    claims every feature the fake implements (:data:`ALL_FEATURES`)."""
+    feats = ALL_FEATURES if features is None else frozenset(Feature.parse(f) for f in features)
     return ProviderSpec(
         identifier=identifier,
         name=f"Fake ({identifier})",
@@ -115,19 +105,8 @@ def fake_spec(
     )
 
 
-class FakeProvider(
-    StreamingCapable,
-    ToolCapable,
-    VisionCapable,
-    DocumentCapable,
-    StructuredOutputCapable,
-    EmbeddingCapable,
-    ImageGenerationCapable,
-    DecisionCapable,
-):
-    """Scriptable provider: every capability, no network, records what it was asked."""
-
-    spec = fake_spec()
+class FakeProvider(BaseProvider):
+    """Scriptable provider: every operation, no network, records what it was asked."""
 
     def __init__(
         self, *, replies: Iterable[FakeReply] = (), default_reply: FakeReply | None = None, **config: Any
@@ -321,6 +300,12 @@ class FakeProvider(
         return DecisionResponse(
             answers=answers, probability_kind=ProbabilityKind.CALIBRATED, model=request.model, provider=self.identifier
         )
+
+
+#: Every feature the fake plays: what its class implements (no batch API: a batch provider is a
+#: plugin's), derived from the methods below.
+ALL_FEATURES = FakeProvider.implemented_features() - DECLARED_ONLY
+FakeProvider.spec = fake_spec()
 
 
 def _default_answer(question: Any) -> DecisionAnswer:

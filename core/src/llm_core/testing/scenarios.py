@@ -197,8 +197,11 @@ def model_for(provider: BaseProvider, feature: Feature, overrides: Mapping[str, 
     if overrides and feature.value in overrides:
         return overrides[feature.value]
     spec = provider.provider_spec
-    getter: Callable[[], str] | None = getattr(provider, _DEFAULT_GETTERS.get(feature, ""), None)
-    candidates = [getter()] if getter is not None else []
+    candidates = []
+    if feature is Feature.DECISION:
+        candidates.append(provider.builder.default_decision_model())
+    elif feature in (Feature.EMBEDDINGS, Feature.IMAGE):
+        candidates.append(provider.builder.default_model_for(feature))
     if spec.default_model:
         candidates.append(spec.default_model)
     candidates.extend(info.id for info in spec.models)
@@ -206,13 +209,6 @@ def model_for(provider: BaseProvider, feature: Feature, overrides: Mapping[str, 
         if provider.supports_feature(feature, model):
             return model
     return None
-
-
-_DEFAULT_GETTERS = {
-    Feature.EMBEDDINGS: "default_embedding_model",
-    Feature.IMAGE: "default_image_model",
-    Feature.DECISION: "default_decision_model",
-}
 
 
 def error_feature(provider: BaseProvider) -> Feature | None:

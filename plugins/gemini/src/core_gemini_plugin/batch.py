@@ -224,13 +224,13 @@ class GeminiBatch(BatchCapable):
     def _send_batch_output(self, raw: Any) -> Iterable[Any]:
         name = raw.dest.file_name if raw.dest is not None else None
         if name:
-            return self._execute("batch_download", None, batch_files.download, self.client, name)
+            return self.executor.execute("batch_download", None, batch_files.download, self.client, name)
         return _records(raw)  # inlined: the responses came with the job
 
     async def _asend_batch_output(self, raw: Any) -> Iterable[Any]:
         name = raw.dest.file_name if raw.dest is not None else None
         if name:
-            return await self._aexecute("batch_download", None, batch_files.adownload, self.client, name)
+            return await self.executor.aexecute("batch_download", None, batch_files.adownload, self.client, name)
         return _records(raw)
 
     def parse_batch_output(

@@ -19,45 +19,35 @@ from core_gemini_plugin.models import DEFAULT_IMAGEN_MODEL, is_imagen
 from core_gemini_plugin.plugin import SPEC, VERTEX_SPEC
 from core_gemini_plugin.stream_parser import GeminiStreamParser
 from llm_core.aio import AsyncProvider
-from llm_core.capabilities import (
-    DecisionCapable,
-    DocumentCapable,
-    EmbeddingCapable,
-    ImageGenerationCapable,
-    StreamingCapable,
-    StructuredOutputCapable,
-    ToolCapable,
-    VisionCapable,
-)
 from llm_core.decisions import DecisionResponse
 from llm_core.errors import InvalidInputError, InvalidRequestError
 from llm_core.features import Feature
 from llm_core.operation import Cost, call
-from llm_core.operations import Operations
 from llm_core.requests import ChatRequest, DecisionRequest, EmbeddingRequest, ImageRequest, build
 from llm_core.responses import EmbeddingResponse, ImageResponse, TokenCount
 from llm_core.transport import ClosingStream, TransportSettings
+from llm_core.wire import ImageRoute, Plan
 
 if TYPE_CHECKING:
     from google.genai import types
 
 
-#: Imagen calls go through the image hooks, as ``generate_image`` does.
-IMAGE_HOOKS = Operations.generate_image.hooks
+class ImagenRoute(ImageRoute):
+    """Imagen: ``build_imagen_request``, then the image hooks as ``generate_image`` (which tell
+    an Imagen model by its name), sent once (no revision)."""
+
+    def build(self, p: Any, args: tuple[Any, ...], options: Mapping[str, Any]) -> ImageRequest:
+        request: ImageRequest = p.build_imagen_request(*args, **options)
+        return request
+
+    def plan(self, p: Any, request: ImageRequest) -> Plan:
+        return Plan(self.hooks(p), (request,))
 
 
-class GeminiProvider(
-    GeminiClients,
-    StreamingCapable,
-    ToolCapable,
-    VisionCapable,
-    DocumentCapable,
-    StructuredOutputCapable,
-    EmbeddingCapable,
-    ImageGenerationCapable,
-    DecisionCapable,
-    GeminiBatch,
-):
+IMAGEN = ImagenRoute()
+
+
+class GeminiProvider(GeminiClients, GeminiBatch):
     """Google Gemini through google-genai, on the Gemini Developer API or Vertex AI.
 
     Provider options (constructor keywords or ``[providers.gemini]`` in the config file):
@@ -205,8 +195,7 @@ class GeminiProvider(
 
     @call(
         Feature.IMAGE,
-        build="build_imagen_request",
-        hooks=IMAGE_HOOKS,
+        route=IMAGEN,
         observed_as="generate_imagen",
         cost=Cost.IMAGE,
         example=(("A red square.",), {}),

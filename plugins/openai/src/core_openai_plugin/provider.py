@@ -17,16 +17,6 @@ from core_openai_plugin.errors import OPENAI, Wording, map_openai_error
 from core_openai_plugin.plugin import IDENTIFIER, SPEC
 from core_openai_plugin.servers import header_remover, server_wording
 from core_openai_plugin.stream_parser import ResponsesStreamParser
-from llm_core.capabilities import (
-    DecisionCapable,
-    DocumentCapable,
-    EmbeddingCapable,
-    ImageGenerationCapable,
-    StreamingCapable,
-    StructuredOutputCapable,
-    ToolCapable,
-    VisionCapable,
-)
 from llm_core.config import reveal_secrets
 from llm_core.decisions import DecisionResponse
 from llm_core.endpoints import EndpointSettings
@@ -58,17 +48,7 @@ CLIENT_OPTIONS = ("organization", "project", "default_headers", "default_query")
 KEYLESS = "keyless"
 
 
-class OpenAIProvider(
-    StreamingCapable,
-    ToolCapable,
-    VisionCapable,
-    DocumentCapable,
-    StructuredOutputCapable,
-    EmbeddingCapable,
-    ImageGenerationCapable,
-    DecisionCapable,
-    OpenAIBatch,
-):
+class OpenAIProvider(OpenAIBatch):
     """OpenAI (and OpenAI-compatible servers) through the Responses, Embeddings, Images and
     Decisions APIs.
 

@@ -1,0 +1,146 @@
+"""How far a reader must follow one call: ``python -m benchmarks.callpath [--check]``.
+
+One ``chat_completion`` on each plugin (and one router stream of three text deltas) runs against
+the loopback server under :func:`sys.setprofile`. Every Python function entered is attributed to
+its source file; the project's own files (``core/src``, ``plugins/*/src``) are kept in the order
+they are entered. Two figures come out of that sequence: how many project files the call runs in,
+and how often the next function entered is in another project file than the last one (functions
+of the SDK, httpx2 or the standard library in between do not count). The first call of each
+side is a warm-up (lazy imports, clients built); the second is counted.
+
+``--check`` fails when a figure exceeds its limit in :data:`LIMITS`, so the path cannot drift
+back to a long one unnoticed (``tests/benchmarks/test_callpath.py`` runs the same check).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+from benchmarks.sides import MODELS, PROMPT
+
+ROOT = Path(__file__).resolve().parent.parent
+#: The source folders whose files count: the core and every plugin (observer plugins excluded:
+#: they run only when installed observers listen).
+SOURCES = (ROOT / "core" / "src", ROOT / "plugins" / "gemini" / "src", ROOT / "plugins" / "openai" / "src")
+
+#: Measure → (most project files, most changes of file).
+LIMITS: dict[str, tuple[int, int]] = {
+    "gemini chat_completion": (12, 24),
+    "openai chat_completion": (12, 24),
+    "openai-chat chat_completion": (12, 24),
+    "openai router stream": (18, 48),
+}
+
+
+@dataclass(frozen=True)
+class Path_:
+    """The project files one call ran in, in order of first use, and its changes of file."""
+
+    files: tuple[str, ...]
+    changes: int
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"files": len(self.files), "changes": self.changes, "paths": list(self.files)}
+
+
+def _project_file(filename: str) -> str | None:
+    for source in SOURCES:
+        if filename.startswith(str(source)):
+            return str(Path(filename).relative_to(source))
+    return None
+
+
+@contextmanager
+def traced() -> Iterator[list[str]]:
+    """The project files of every Python call and return while inside, in order."""
+    seen: list[str] = []
+    cache: dict[str, str | None] = {}
+
+    def profile(frame: FrameType, event: str, arg: Any) -> None:
+        if event != "call":
+            return
+        filename = frame.f_code.co_filename
+        if filename not in cache:
+            cache[filename] = _project_file(filename)
+        name = cache[filename]
+        if name is not None and (not seen or seen[-1] != name):
+            seen.append(name)
+
+    sys.setprofile(profile)
+    try:
+        yield seen
+    finally:
+        sys.setprofile(None)
+
+
+def measure(run: Callable[[], object]) -> Path_:
+    """The path of ``run()`` (run once before, untraced)."""
+    run()
+    with traced() as seen:
+        run()
+    files = tuple(dict.fromkeys(seen))
+    return Path_(files, max(len(seen) - 1, 0))
+
+
+def measures(url: str) -> dict[str, Path_]:
+    """Every measure of :data:`LIMITS` against the loopback server at ``url``."""
+    from benchmarks.sides import core_provider
+    from llm_core.registry import get_registry
+
+    found: dict[str, Path_] = {}
+    for provider in MODELS:
+        p: Any = core_provider(provider, url)
+        found[f"{provider} chat_completion"] = measure(partial(p.chat_completion, PROMPT))
+    router = get_registry().router(prefer=["openai"])  # the Responses API provider, not the endpoint
+
+    def router_stream() -> object:
+        return list(router.stream_chat_completion(PROMPT, model=MODELS["openai"]))
+
+    found["openai router stream"] = measure(router_stream)
+    return found
+
+
+def over_limits(found: dict[str, Path_]) -> list[str]:
+    """The measures beyond their limits, said in words."""
+    problems = []
+    for name, path in found.items():
+        most_files, most_changes = LIMITS[name]
+        if len(path.files) > most_files or path.changes > most_changes:
+            problems.append(
+                f"{name}: {len(path.files)} files (at most {most_files}), "
+                f"{path.changes} changes of file (at most {most_changes})"
+            )
+    return problems
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--check", action="store_true", help="fail when a measure exceeds its limit")
+    parser.add_argument("--json", action="store_true", help="print the files of each path as JSON")
+    args = parser.parse_args(argv)
+    from benchmarks.server import LoopbackServer
+
+    with LoopbackServer(deltas=3) as server:
+        found = measures(server.url)
+    if args.json:
+        print(json.dumps({name: path.as_dict() for name, path in found.items()}, indent=2))
+    else:
+        for name, path in found.items():
+            print(f"{name:32} {len(path.files):3} files {path.changes:4} changes of file")
+    problems = over_limits(found)
+    for problem in problems:
+        print(f"over the limit: {problem}", file=sys.stderr)
+    return 1 if args.check and problems else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
