@@ -71,7 +71,9 @@ def parts(provider: str, deltas: int) -> dict[str, Callable[[], object]]:
         "map to the SDK's arguments": lambda: p.map_chat_request(request),
         "retry policy (tenacity loop around one attempt)": lambda: p.retry_policy.call(lambda: None),
         "parse the answer": lambda: p.parse_chat_response(answer, request),
-        "parse and price the answer": lambda: p.executor.costed(p.parse_chat_response(answer, request), request, Cost.TOKENS),
+        "parse and price the answer": lambda: p.executor.costed(
+            p.parse_chat_response(answer, request), request, Cost.TOKENS
+        ),
         "per event: SSE framing and limits": lambda: list(meter.feed(chunk)),
         "per event: stream parser (with its event)": lambda: parser.feed(event),
         "per event: the StreamEvent alone": lambda: StreamEvent.token("word ", TokenType.LLM_RESPONSE),
