@@ -4,8 +4,8 @@ One driver (:func:`stream_events`, :func:`astream_events`) serves every stream o
 provider, sync and async, through the provider's :class:`~.execution.CallExecutor`: the SDK
 stream is opened under the retry policy (up to its first chunk), a plugin's
 :class:`StreamParser` turns chunks into events, and the SDK stream is closed in a ``finally``
-whichever way the stream ends: exhausted, failed, or abandoned by the caller (``close()`` / ``aclose()``, ``break``, task cancellation). Observers
-hear it end once: METADATA, a final error, ``abandoned`` (closed by its reader) or, when its
+whichever way the stream ends: exhausted, failed, or abandoned by the caller (``close()`` /
+``aclose()``, ``break``, task cancellation). Observers hear it end once: METADATA, a final error, ``abandoned`` (closed by its reader) or, when its
 task was cancelled while it opened or read, a :class:`~llm_core.errors.CancelledCallError`.
 """
 
