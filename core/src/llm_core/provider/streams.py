@@ -5,8 +5,9 @@ provider, sync and async, through the provider's :class:`~.execution.CallExecuto
 stream is opened under the retry policy (up to its first chunk), a plugin's
 :class:`StreamParser` turns chunks into events, and the SDK stream is closed in a ``finally``
 whichever way the stream ends: exhausted, failed, or abandoned by the caller (``close()`` /
-``aclose()``, ``break``, task cancellation). Observers hear it end once: METADATA, a final error, ``abandoned`` (closed by its reader) or, when its
-task was cancelled while it opened or read, a :class:`~llm_core.errors.CancelledCallError`.
+``aclose()``, ``break``, task cancellation). Observers hear it end once: METADATA, a final
+error, ``abandoned`` (closed by its reader) or, when its task was cancelled while it opened or
+read, a :class:`~llm_core.errors.CancelledCallError`.
 """
 
 from __future__ import annotations
