@@ -25,27 +25,27 @@ def _nothing_sent(server) -> None:
 
 def test_missing_custom_id(openai, server) -> None:
     with pytest.raises(InvalidInputError, match="item 2: custom_id is missing"):
-        openai.submit_batch([{"custom_id": "a", "messages": "hi"}, {"messages": "no id"}])
+        openai.batch.submit([{"custom_id": "a", "messages": "hi"}, {"messages": "no id"}])
     _nothing_sent(server)
 
 
 def test_duplicate_ids(openai, server) -> None:
     with pytest.raises(InvalidInputError, match="duplicate custom_id 'a'"):
-        openai.submit_batch([{"custom_id": "a", "messages": "hi"}, {"custom_id": "a", "messages": "again"}])
+        openai.batch.submit([{"custom_id": "a", "messages": "hi"}, {"custom_id": "a", "messages": "again"}])
     _nothing_sent(server)
 
 
 def test_a_feature_batch_apis_do_not_take(openai, gemini, server) -> None:
     for provider in (openai, gemini):
         with pytest.raises(UnsupportedFeatureError, match="not 'image'"):
-            provider.submit_batch([{"custom_id": "a", "kind": "image", "prompt": "a cat"}])
+            provider.batch.submit([{"custom_id": "a", "kind": "image", "prompt": "a cat"}])
     _nothing_sent(server)
 
 
 def test_a_model_whose_batch_api_is_not_there(gemini, server) -> None:
     item = {"custom_id": "a", "messages": "draw", "options": {"model": "gemini-2.5-flash-image"}}
     with pytest.raises(UnsupportedFeatureError, match="does not support batch"):
-        gemini.submit_batch([item])
+        gemini.batch.submit([item])
     _nothing_sent(server)
 
 
@@ -53,27 +53,27 @@ def test_a_native_decision_model(gemini, server) -> None:
     question = {"key": "ok", "kind": "yes_no", "instructions": "Fine?"}
     item = {"custom_id": "d", "kind": "decision", "subject": "x", "questions": [question]}
     with pytest.raises(UnsupportedFeatureError, match="native decision API, which batch jobs do not take"):
-        gemini.submit_batch([item])  # the default decision model is a native one
+        gemini.batch.submit([item])  # the default decision model is a native one
     _nothing_sent(server)
 
 
 def test_an_option_a_batch_file_cannot_carry(openai, server) -> None:
     items = [{"custom_id": "a", "messages": "hi", "options": {"extra_headers": {"X-Trace": "1"}}}]
     with pytest.raises(InvalidInputError, match="extra_headers cannot be sent in a batch file"):
-        openai.submit_batch(items)
+        openai.batch.submit(items)
     _nothing_sent(server)
 
 
 def test_invalid_item_is_refused_as_the_single_call_refuses_it(openai, server) -> None:
     with pytest.raises(InvalidInputError, match="temperature"):
-        openai.submit_batch([{"custom_id": "a", "messages": "hi", "options": {"temperature": 9}}])
+        openai.batch.submit([{"custom_id": "a", "messages": "hi", "options": {"temperature": 9}}])
     _nothing_sent(server)
 
 
 def test_mixed_endpoints_in_one_job(openai, server) -> None:
     items = [{"custom_id": "a", "messages": "hi"}, {"custom_id": "b", "kind": "embedding", "input": "x"}]
     with pytest.raises(InvalidInputError, match="needs a separate job"):
-        openai.submit_batch(items)
+        openai.batch.submit(items)
     _nothing_sent(server)
 
 
@@ -134,7 +134,7 @@ def test_a_non_finite_number_from_python_is_refused(openai, server, tmp_path: Pa
     with pytest.raises(InvalidInputError, match=r"item 1: options.temperature is nan: not a finite number"):
         run(items, output=tmp_path / "out.jsonl", provider=openai, mode="local")
     with pytest.raises(InvalidInputError, match="not a finite number"):
-        openai.submit_batch(items)
+        openai.batch.submit(items)
     _nothing_sent(server)
 
 

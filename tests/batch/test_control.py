@@ -48,14 +48,14 @@ def test_cancel_covers_jobs_never_created(
     registered: Any, server: BatchServer, write_jsonl, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     server.polls = 1000  # running until cancelled
-    created = registered.submit_batch
+    created = registered.batch.submit
 
     def submit_once(items: Any, *, tag: str | None = None) -> Any:
         if server.creates:
             raise KeyboardInterrupt  # the run stops as the second job's create call starts
         return created(items, tag=tag)
 
-    monkeypatch.setattr(registered, "submit_batch", submit_once)
+    monkeypatch.setattr(registered.batch, "submit", submit_once)
     output = tmp_path / "out.jsonl"
     with pytest.raises(KeyboardInterrupt):
         run(write_jsonl(chats(12)), output=output, provider="openai", chunk_size=4, poll_interval=0.01)

@@ -34,7 +34,7 @@ def _input_lines(server: BatchServer) -> list[dict]:
 
 
 def test_a_big_job_goes_as_a_file_and_its_failures_stay_per_item(gemini, server) -> None:
-    job = gemini.submit_batch([*chats(ITEMS), {"custom_id": "bad", "messages": "FAIL please"}])
+    job = gemini.batch.submit([*chats(ITEMS), {"custom_id": "bad", "messages": "FAIL please"}])
     assert server.uploads == 1 and _only_job(server).source == "file"
     lines = _input_lines(server)
     assert [line["key"] for line in lines] == [*(f"q{n}" for n in range(ITEMS)), "bad"]
@@ -54,7 +54,7 @@ def test_a_big_job_goes_as_a_file_and_its_failures_stay_per_item(gemini, server)
 
 
 def test_a_small_job_stays_inlined(gemini, server) -> None:
-    job = gemini.submit_batch(chats(3))
+    job = gemini.batch.submit(chats(3))
     job.wait(poll_interval=0.01, timeout=10)
     assert [answer.content for _, answer in job.results()] == [f"echo: q number {n}" for n in range(3)]
     assert server.uploads == 0 and _only_job(server).source == "inlined" and server.downloads == []
@@ -63,7 +63,7 @@ def test_a_small_job_stays_inlined(gemini, server) -> None:
 def test_a_job_over_the_inlined_size_goes_as_a_file(gemini, server, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(batch, "INLINE_MAX_BYTES", 200)  # the 20 MB limit, scaled down
     schema = {"type": "object", "properties": {"echo": {"type": "string"}}, "required": ["echo"]}
-    job = gemini.submit_batch(
+    job = gemini.batch.submit(
         [
             {"custom_id": "j", "kind": "json", "prompt": "json please", "schema": schema},
             {
@@ -88,7 +88,7 @@ def test_a_job_over_the_inlined_size_goes_as_a_file(gemini, server, monkeypatch:
 def test_embeddings_go_as_a_file_one_line_per_input(gemini, server) -> None:
     items = [{"custom_id": f"e{n}", "kind": "embedding", "input": ["a", "bbb"]} for n in range(600)]
     items.append({"custom_id": "bad", "kind": "embedding", "input": ["fine", "FAIL"]})
-    job = gemini.submit_batch(items)
+    job = gemini.batch.submit(items)
     assert server.uploads == 1 and _only_job(server).kind == "embeddings"
     assert _input_lines(server)[:2] == [
         {"key": "e0#0", "request": {"content": {"parts": [{"text": "a"}]}}},
@@ -105,7 +105,7 @@ def test_embeddings_go_as_a_file_one_line_per_input(gemini, server) -> None:
 @pytest.mark.parametrize("outcome", ["expired", "cancelled"])
 def test_a_file_job_that_ended_early_gives_every_item(outcome: str, gemini, server) -> None:
     server.outcome = outcome
-    job = gemini.submit_batch(chats(ITEMS))
+    job = gemini.batch.submit(chats(ITEMS))
     assert job.wait(poll_interval=0.01, timeout=10).state.value == outcome
     results = dict(job.results())
     assert len(results) == ITEMS
@@ -115,7 +115,7 @@ def test_a_file_job_that_ended_early_gives_every_item(outcome: str, gemini, serv
 
 
 async def test_async_twins_through_a_file(gemini, server) -> None:
-    job = await gemini.aio.submit_batch([*chats(ITEMS), {"custom_id": "bad", "messages": "FAIL"}])
+    job = await gemini.batch.asubmit([*chats(ITEMS), {"custom_id": "bad", "messages": "FAIL"}])
     assert server.uploads == 1
     assert (await job.aio.wait(poll_interval=0.01, timeout=10)).state is BatchState.COMPLETED
     results = {cid: answer async for cid, answer in job.aio.results()}
@@ -129,7 +129,7 @@ def test_a_job_too_big_for_one_file_is_refused_before_any_upload(
 ) -> None:
     monkeypatch.setattr(batch_files, "MAX_FILE_BYTES", 1000)  # the Files API's 2 GB, scaled down
     with pytest.raises(InvalidInputError, match="chunk_size"):
-        gemini.submit_batch(chats(ITEMS))
+        gemini.batch.submit(chats(ITEMS))
     assert server.uploads == 0 and server.creates == 0
 
 

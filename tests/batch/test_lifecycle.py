@@ -24,7 +24,7 @@ def _items() -> list[dict]:
 
 
 def test_completed_job_with_a_partial_failure(provider, server) -> None:
-    job = provider.submit_batch(_items())
+    job = provider.batch.submit(_items())
     assert job.status().state in (BatchState.QUEUED, BatchState.RUNNING)
     final = job.wait(poll_interval=0.01, timeout=10)
     assert final.state is BatchState.COMPLETED
@@ -43,7 +43,7 @@ def test_completed_job_with_a_partial_failure(provider, server) -> None:
 @pytest.mark.parametrize("outcome", ["expired", "cancelled"])
 def test_job_that_ended_early_gives_every_item(outcome, provider, server) -> None:
     server.outcome = outcome
-    job = provider.submit_batch(chats(4))
+    job = provider.batch.submit(chats(4))
     assert job.wait(poll_interval=0.01, timeout=10).state.value == outcome
     results = dict(job.results())
     assert sorted(results) == ["q0", "q1", "q2", "q3"]
@@ -54,7 +54,7 @@ def test_job_that_ended_early_gives_every_item(outcome, provider, server) -> Non
 
 def test_failed_job_gives_each_item_the_job_error(provider, server) -> None:
     server.outcome = "failed"
-    job = provider.submit_batch(chats(2))
+    job = provider.batch.submit(chats(2))
     final = job.wait(poll_interval=0.01, timeout=10)
     assert final.state is BatchState.FAILED
     results = dict(job.results())
@@ -63,27 +63,27 @@ def test_failed_job_gives_each_item_the_job_error(provider, server) -> None:
 
 
 def test_cancel(provider, server) -> None:
-    job = provider.submit_batch(chats(2))
+    job = provider.batch.submit(chats(2))
     job.cancel()
     assert job.wait(poll_interval=0.01, timeout=10).state is BatchState.CANCELLED
     assert next(iter(server.jobs.values())).state == "cancelled"
 
 
 def test_results_before_the_job_is_done_is_refused(provider) -> None:
-    job = provider.submit_batch(chats(1))
+    job = provider.batch.submit(chats(1))
     with pytest.raises(InvalidInputError, match="wait"):
         job.results()
 
 
 def test_json_embedding_and_decision_items(provider, server) -> None:
     schema = {"type": "object", "properties": {"echo": {"type": "string"}}, "required": ["echo"]}
-    job = provider.submit_batch([{"custom_id": "j", "kind": "json", "prompt": "json please", "schema": schema}])
+    job = provider.batch.submit([{"custom_id": "j", "kind": "json", "prompt": "json please", "schema": schema}])
     job.wait(poll_interval=0.01, timeout=10)
     ((_, answer),) = job.results()
     assert isinstance(answer, JsonResponse)
     assert answer.data == {"echo": "json please"}
     assert answer.usage.total_tokens == 15
-    embed = provider.submit_batch(
+    embed = provider.batch.submit(
         [
             {"custom_id": "e1", "kind": "embedding", "input": ["a", "bbb"]},
             {"custom_id": "e2", "kind": "embedding", "input": "cc"},
@@ -106,7 +106,7 @@ def test_decision_items_go_as_structured_output(provider, server) -> None:
         "questions": [question],
         "options": {"model": model},
     }
-    job = provider.submit_batch([item])
+    job = provider.batch.submit([item])
     job.wait(poll_interval=0.01, timeout=10)
     ((_, answer),) = job.results()
     assert isinstance(answer, DecisionResponse)  # batch APIs have no decision endpoint: decide()'s fallback
@@ -115,18 +115,18 @@ def test_decision_items_go_as_structured_output(provider, server) -> None:
 
 
 async def test_async_twins(provider, server) -> None:
-    job = await provider.aio.submit_batch(_items())
+    job = await provider.batch.asubmit(_items())
     final = await job.aio.wait(poll_interval=0.01, timeout=10)
     assert final.state is BatchState.COMPLETED
     results = {cid: answer async for cid, answer in job.aio.results()}
     assert results["q1"].content == "echo: q number 1"
     assert isinstance(results["bad"], InvalidRequestError)
-    again = await provider.aio.submit_batch(chats(1, "z"))
+    again = await provider.batch.asubmit(chats(1, "z"))
     await again.aio.cancel()
     assert (await again.aio.wait(poll_interval=0.01, timeout=10)).state is BatchState.CANCELLED
 
 
 def test_a_job_found_again_by_its_tag(provider, server) -> None:
-    job = provider.submit_batch(chats(1), tag="llm-core-fixed-tag")
-    assert provider.find_batch("llm-core-fixed-tag") == job.id
-    assert provider.find_batch("llm-core-other") is None
+    job = provider.batch.submit(chats(1), tag="llm-core-fixed-tag")
+    assert provider.batch.find("llm-core-fixed-tag") == job.id
+    assert provider.batch.find("llm-core-other") is None

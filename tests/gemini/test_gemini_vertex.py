@@ -223,7 +223,7 @@ def test_what_vertex_lacks_is_refused_with_the_reason(sa_file: Path) -> None:
     assert Feature.BATCH not in provider.provider_spec.features and not provider.supports_batch()
     assert provider.provider_spec.model("decisions-prerelease") is None  # decisions: structured output
     with pytest.raises(UnsupportedFeatureError, match=r"batch is not offered on Vertex AI: .*Cloud Storage"):
-        provider.prepare_batch([{"custom_id": "a", "prompt": "hi"}])
+        provider.batch.prepare([{"custom_id": "a", "prompt": "hi"}])
     from llm_core.batch import run
 
     with pytest.raises(UnsupportedFeatureError, match=r"batch is not offered on Vertex AI: .*BigQuery"):

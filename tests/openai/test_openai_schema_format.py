@@ -121,6 +121,6 @@ def test_call_stream_and_batch_send_the_same_format():
     request = provider.builder.json("Largest city in Japan?", City, model="gpt-4.1")
     call = provider.map_chat_request(request)
     assert call["text"] == {"format": text_format(City)} and "text_format" not in call
-    batch = provider.map_batch_request("generate", [("a", call)], "tag")
+    batch = provider.batch.map_batch_request("generate", [("a", call)], "tag")
     (line,) = batch["file"][1].decode().splitlines()
     assert json.loads(line)["body"] == call  # the stream sends the same keywords with stream=True

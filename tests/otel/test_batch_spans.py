@@ -81,7 +81,7 @@ def check_results_span(telemetry: Telemetry, provider: Any, job_id: str) -> None
 def test_a_job_s_results_are_a_span_with_one_span_per_item(
     registry: Registry, telemetry: Telemetry, provider: Any
 ) -> None:
-    job = provider.submit_batch(ITEMS)
+    job = provider.batch.submit(ITEMS)
     job.wait(poll_interval=0.01, timeout=10)
     assert len(dict(job.results())) == 4
     check_results_span(telemetry, provider, job.id)
@@ -91,7 +91,7 @@ def test_a_job_s_results_are_a_span_with_one_span_per_item(
 
 def test_async_results_too(registry: Registry, telemetry: Telemetry, provider: Any) -> None:
     async def main() -> str:
-        job = await provider.aio.submit_batch(ITEMS)
+        job = await provider.batch.asubmit(ITEMS)
         await job.aio.wait(poll_interval=0.01, timeout=10)
         assert len([pair async for pair in job.aio.results()]) == 4
         return str(job.id)
@@ -102,7 +102,7 @@ def test_async_results_too(registry: Registry, telemetry: Telemetry, provider: A
 def test_a_reader_that_stops_early_ends_the_span_without_error(
     registry: Registry, telemetry: Telemetry, provider: Any
 ) -> None:
-    job = provider.submit_batch(ITEMS)
+    job = provider.batch.submit(ITEMS)
     job.wait(poll_interval=0.01, timeout=10)
     results = job.results()
     next(results)

@@ -1,4 +1,4 @@
-"""Batches: provider batch APIs (``BatchCapable``), the resumable job runner (:func:`run`) and
+"""Batches: provider batch APIs (:class:`BatchAPI`, ``provider.batch``), the resumable job runner (:func:`run`) and
 the local bounded-concurrency executor. See docs/batch.md.
 
 Importing this package imports no SDK; ``run`` and the job record load on first use.
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from llm_core.batch.capability import BatchCapable
+from llm_core.batch.capability import BatchAPI, BatchCapable
 from llm_core.batch.errors import BatchBusyError, BatchFileError
 from llm_core.batch.job import AsyncBatchJob, BatchJob
 from llm_core.batch.types import (
@@ -37,6 +37,7 @@ def run(input: Any, **options: Any) -> RunSummary:  # noqa: A002 - the documente
 __all__ = [
     "AsyncBatchJob",
     "BatchBusyError",
+    "BatchAPI",
     "BatchCapable",
     "BatchFileError",
     "BatchItem",

@@ -23,8 +23,8 @@ class Chunker:
 
     def assign(self, item: Item) -> int:
         """The chunk of ``item``, validated as its single call would be (raises before any send)."""
-        _custom_id, kind, request = self.provider.build_batch_entry(item)
-        group = self.provider.batch_group(kind, request[1] if kind == "decision" else request)
+        _custom_id, kind, request = self.provider.batch.build_entry(item)
+        group = self.provider.batch.group(kind, request[1] if kind == "decision" else request)
         current = self._open.get(group)
         if current is None or current[1] >= self.size:
             self._last += 1
@@ -40,7 +40,7 @@ def adopt_orphans(record: JobRecord, provider: Any) -> None:
     orphans = record.orphan_ids()
     if not orphans:
         return
-    chunker = Chunker(record, provider, provider.max_batch_items)
+    chunker = Chunker(record, provider, provider.batch.max_items)
     record.begin()
     try:
         for custom_id in orphans:

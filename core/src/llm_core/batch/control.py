@@ -88,7 +88,7 @@ def job_statuses(output: str | Path, *, registry: Any = None) -> RunSummary:
     record = _open(output)
     try:
         statuses = [
-            provider.batch_job(job_id, order=(), items={}).status()
+            provider.batch.job(job_id, order=(), items={}).status()
             for _chunk, _group, _tag, job_id, _state in record.chunks(SUBMITTED)
             if job_id is not None
         ]
@@ -112,12 +112,12 @@ def cancel(output: str | Path, *, registry: Any = None) -> RunSummary:
         statuses: list[BatchStatus] = []
         for chunk, _group, tag, job_id, state in record.chunks(SUBMITTING, SUBMITTED):
             if state == SUBMITTING:  # the create call may have been made: look the job up
-                job_id = provider.find_batch(tag)
+                job_id = provider.batch.find(tag)
                 if job_id is None:
                     continue  # never created: the next run writes its items' errors
                 record.set_chunk(chunk, SUBMITTED, job_id)
             if job_id is not None:
-                job = provider.batch_job(job_id, order=(), items={})
+                job = provider.batch.job(job_id, order=(), items={})
                 status = job.status()  # a job that is final already cannot be cancelled
                 statuses.append(status if status.final else job.cancel())
         return summary(record, Path(output), statuses)

@@ -23,7 +23,7 @@ class Executor(Protocol):
 
 
 class BatchBackend(Protocol):
-    """What a job asks of the provider that submitted it (:class:`~llm_core.batch.BatchCapable`
+    """What a job asks of the batch API that submitted it (:class:`~llm_core.batch.BatchAPI`
     implements it). A protocol, so that this module does not import the capability that builds
     jobs."""
 

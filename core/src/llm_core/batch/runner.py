@@ -165,8 +165,8 @@ def resolve_target(provider: Any, features: Iterable[Feature | str] | None, mode
                 f"no provider offering {', '.join(sorted(f.value for f in wanted))} has a batch API; use mode='local'"
             )
         provider = registry.get(batching[0].identifier)
-    if mode == "batch" and isinstance(provider, BatchCapable):
-        provider.require_batch()
+    if mode == "batch" and provider.batch is not None:
+        provider.batch.require()
     elif mode == "batch":
         raise UnsupportedFeatureError(
             f"{getattr(provider, 'name', provider)!s} has no batch API; use mode='local'",
@@ -203,7 +203,7 @@ def _ingest(
     record: JobRecord, source: Any, target: Any, mode: str, chunk_size: int | None, max_line_bytes: int
 ) -> None:
     """Every item validated into the record (nothing is sent yet); batch items get their job."""
-    chunker = Chunker(record, target, chunk_size or target.max_batch_items) if mode == "batch" else None
+    chunker = Chunker(record, target, chunk_size or target.batch.max_items) if mode == "batch" else None
     try:
         record.begin()
         for position, (where, item) in enumerate(_lines(source, max_line_bytes), 1):
@@ -267,7 +267,7 @@ def _run_batch(
     is final: once when ``wait`` is false, until none is left when it is true."""
     adopt_orphans(record, provider)
     for chunk, _group, tag, _job_id, state in record.chunks(OPEN, SUBMITTING):
-        found = provider.find_batch(tag) if state == SUBMITTING else None
+        found = provider.batch.find(tag) if state == SUBMITTING else None
         if found is None and record.get("cancelled"):
             _cancel_unsent(record, writer, provider, chunk, progress)
             continue
@@ -276,7 +276,7 @@ def _run_batch(
                 record.set_chunk(chunk, FETCHED)
                 continue
             record.set_chunk(chunk, SUBMITTING)  # before the create call: a crash now looks it up by tag
-            found = provider.submit_batch(record.chunk_items(chunk), tag=tag).id
+            found = provider.batch.submit(record.chunk_items(chunk), tag=tag).id
         record.set_chunk(chunk, SUBMITTED, found)
     while True:
         waiting = record.chunks(SUBMITTED)
@@ -301,7 +301,7 @@ def _run_batch(
 
 def _job(record: JobRecord, provider: BatchCapable, chunk: int, job_id: str) -> Any:
     ids = record.chunk_ids(chunk)
-    return provider.batch_job(job_id, order=ids, items=RecordItems(record, ids))
+    return provider.batch.job(job_id, order=ids, items=RecordItems(record, ids))
 
 
 def _reporter(record: JobRecord, writer: Output, progress: Progress | None) -> Callable[[], None] | None:

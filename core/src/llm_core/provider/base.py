@@ -70,6 +70,8 @@ class BaseProvider(ProviderSettings, Operations):
         super()._apply_settings()
         self.builder = RequestBuilder(self)
         self.executor = CallExecutor(self, self.map_error)
+        #: The batch API (``submit``, ``find``, ``job``, ...; see :mod:`llm_core.batch`), or ``None``.
+        self.batch: Any = None if self.batch_api is None else self.batch_api(self)
 
     @property
     def aio(self) -> AsyncProvider:
@@ -158,6 +160,9 @@ class BaseProvider(ProviderSettings, Operations):
 
     def supports_documents(self) -> bool:
         return self.supports_feature(Feature.DOCUMENTS)
+
+    def supports_batch(self) -> bool:
+        return self.supports_feature(Feature.BATCH)
 
     def conversation(self, **options: Any) -> Conversation:
         """A conversation with automatic tool calls (``system``, ``tools``, ``model``,
@@ -257,10 +262,3 @@ class AsyncProvider(AsyncCalls, Operations):
         except LLMError as exc:
             raise self._p._connection_failed(exc) from exc
         return self._p._connected(models, started)
-
-    async def submit_batch(self, items: Any, **options: Any) -> Any:
-        """``provider.asubmit_batch`` (see :mod:`llm_core.batch`)."""
-        p = self._p
-        if Feature.BATCH not in p.implemented_features():
-            raise UnsupportedFeatureError(f"{p.name} does not support {Feature.BATCH.value}", provider=p.identifier)
-        return await p.asubmit_batch(items, **options)  # type: ignore[attr-defined]

@@ -67,8 +67,9 @@ class ProviderSettings:
     call_defaults: ClassVar[frozenset[str]] = frozenset()
     #: Default request timeout in seconds.
     default_timeout: ClassVar[float] = 60.0
-    #: A feature a base class adds beyond the operations (``BatchCapable``: the batch API).
-    provides: ClassVar[Feature | None] = None
+    #: The class of the provider's batch API (a :class:`llm_core.batch.BatchAPI`), built as
+    #: ``provider.batch``; ``None``: no batch API.
+    batch_api: ClassVar[type[Any] | None] = None
 
     # What the provider's API accepts, checked before sending (see :mod:`.requests`).
     #: Image formats and the largest image, in bytes, of chat messages and ``analyze_image``.
@@ -290,14 +291,14 @@ class ProviderSettings:
     def implemented_features(cls) -> frozenset[Feature]:
         """Features this class implements: each operation whose route's plugin methods it has
         (see :mod:`llm_core.operations`), what a chat call carries (thinking, tools, documents)
-        when it has the chat methods, what its bases add (``provides``: a batch API), and the
+        when it has the chat methods, batches when it has a batch API (``batch_api``), and the
         features the core has no implementation of."""
         found = _IMPLEMENTED.get(cls)
         if found is None:
             operations = {op.feature for op in OPERATIONS if op.implemented_by(cls)}
             aspects = CHAT_ASPECTS if Feature.CHAT in operations else frozenset()
-            provided = {feature for klass in cls.__mro__ if (feature := vars(klass).get("provides")) is not None}
-            found = frozenset(operations | aspects | provided) | DECLARED_ONLY
+            batch = {Feature.BATCH} if cls.batch_api is not None else set()
+            found = frozenset(operations | aspects | batch) | DECLARED_ONLY
             _IMPLEMENTED[cls] = found
         return found
 

@@ -20,12 +20,14 @@ from __future__ import annotations
 import itertools
 import warnings
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from core_gemini_plugin import batch_files
-from llm_core.batch.capability import BatchCapable, Item, Result
+from llm_core.batch.capability import BatchAPI, Item, Result
 from llm_core.batch.types import BatchState, BatchStatus, ItemKind
 from llm_core.errors import InvalidResponseError, LLMError
+from llm_core.features import Feature
+from llm_core.provider import BaseProvider
 
 if TYPE_CHECKING:
     from google import genai
@@ -146,20 +148,35 @@ def parse_records(records: Iterable[Any], order: Sequence[str], items: Mapping[s
 # -- the provider's batch calls ------------------------------------------------------------------
 
 
-class GeminiBatch(BatchCapable):
-    """The batch-mode half of :class:`~core_gemini_plugin.provider.GeminiProvider`."""
+class _Clients(Protocol):
+    """What the batch API uses of its provider: the SDK client and the backend it talks to."""
+
+    @property
+    def client(self) -> genai.Client: ...
+
+    _vertexai: bool
+
+
+class GeminiBatch(BatchAPI):
+    """Batch mode of :class:`~core_gemini_plugin.provider.GeminiProvider` (``provider.batch``)."""
 
     # a job above the inlined limits goes as a file (at most 2 GB); the runner's jobs stay this small
-    max_batch_items = 50_000
+    max_items = 50_000
 
-    if TYPE_CHECKING:
+    def __init__(self, provider: BaseProvider) -> None:
+        super().__init__(provider)
+        #: The provider, as the holder of the SDK client (built on its first use).
+        self.clients = cast(_Clients, provider)
 
-        @property
-        def client(self) -> genai.Client: ...
+    def require(self) -> None:
+        p = self.provider
+        if self.clients._vertexai:  # the reason, not "has no batch API"
+            p._require(Feature.BATCH, p.default_model())
+        super().require()
 
-    def batch_group(self, kind: ItemKind, request: Any) -> str:
+    def group(self, kind: ItemKind, request: Any) -> str:
         if kind != "embedding":
-            return super().batch_group(kind, request)
+            return super().group(kind, request)
         # one EmbedContentBatch has one config: items share a job only when their settings agree
         options = ",".join(f"{k}={request.options[k]!r}" for k in sorted(request.options))
         return f"embeddings:{request.model}:{request.task_type}:{request.dimensions}:{options}"
@@ -168,10 +185,10 @@ class GeminiBatch(BatchCapable):
         return map_batch(group, mapped, tag)
 
     def _send_batch_create(self, payload: dict[str, Any]) -> Any:
-        batches = self.client.batches
+        batches = self.clients.client.batches
         src: Any = payload.get("src")
         if "file_lines" in payload:
-            src = batch_files.upload(self.client, payload["file_lines"], payload["config"]["display_name"])
+            src = batch_files.upload(self.clients.client, payload["file_lines"], payload["config"]["display_name"])
         if not payload["embeddings"]:
             return batches.create(model=payload["model"], src=src, config=payload["config"])
         src = {"file_name": src} if isinstance(src, str) else src
@@ -179,10 +196,12 @@ class GeminiBatch(BatchCapable):
             return batches.create_embeddings(model=payload["model"], src=src, config=payload["config"])
 
     async def _asend_batch_create(self, payload: dict[str, Any]) -> Any:
-        batches = self.client.aio.batches
+        batches = self.clients.client.aio.batches
         src: Any = payload.get("src")
         if "file_lines" in payload:
-            src = await batch_files.aupload(self.client, payload["file_lines"], payload["config"]["display_name"])
+            src = await batch_files.aupload(
+                self.clients.client, payload["file_lines"], payload["config"]["display_name"]
+            )
         if not payload["embeddings"]:
             return await batches.create(model=payload["model"], src=src, config=payload["config"])
         src = {"file_name": src} if isinstance(src, str) else src
@@ -190,19 +209,19 @@ class GeminiBatch(BatchCapable):
             return await batches.create_embeddings(model=payload["model"], src=src, config=payload["config"])
 
     def _send_batch_get(self, job_id: str) -> Any:
-        return self.client.batches.get(name=job_id)
+        return self.clients.client.batches.get(name=job_id)
 
     async def _asend_batch_get(self, job_id: str) -> Any:
-        return await self.client.aio.batches.get(name=job_id)
+        return await self.clients.client.aio.batches.get(name=job_id)
 
     def _send_batch_cancel(self, job_id: str) -> Any:
-        return self.client.batches.cancel(name=job_id)
+        return self.clients.client.batches.cancel(name=job_id)
 
     async def _asend_batch_cancel(self, job_id: str) -> Any:
-        return await self.client.aio.batches.cancel(name=job_id)
+        return await self.clients.client.aio.batches.cancel(name=job_id)
 
     def _send_batch_find(self, tag: str) -> Any | None:
-        for seen, job in enumerate(self.client.batches.list(config={"page_size": 100})):
+        for seen, job in enumerate(self.clients.client.batches.list(config={"page_size": 100})):
             if seen >= FIND_LIMIT:
                 break
             if job.display_name == tag:
@@ -211,7 +230,7 @@ class GeminiBatch(BatchCapable):
 
     async def _asend_batch_find(self, tag: str) -> Any | None:
         seen = 0
-        async for job in await self.client.aio.batches.list(config={"page_size": 100}):
+        async for job in await self.clients.client.aio.batches.list(config={"page_size": 100}):
             if job.display_name == tag:
                 return job
             seen += 1
@@ -224,13 +243,17 @@ class GeminiBatch(BatchCapable):
     def _send_batch_output(self, raw: Any) -> Iterable[Any]:
         name = raw.dest.file_name if raw.dest is not None else None
         if name:
-            return self.executor.execute("batch_download", None, batch_files.download, self.client, name)
+            return self.provider.executor.execute(
+                "batch_download", None, batch_files.download, self.clients.client, name
+            )
         return _records(raw)  # inlined: the responses came with the job
 
     async def _asend_batch_output(self, raw: Any) -> Iterable[Any]:
         name = raw.dest.file_name if raw.dest is not None else None
         if name:
-            return await self.executor.aexecute("batch_download", None, batch_files.adownload, self.client, name)
+            return await self.provider.executor.aexecute(
+                "batch_download", None, batch_files.adownload, self.clients.client, name
+            )
         return _records(raw)
 
     def parse_batch_output(

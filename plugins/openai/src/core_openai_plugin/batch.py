@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from core_openai_plugin.errors import error_from_code
-from llm_core.batch.capability import BatchCapable, Item, Result
+from llm_core.batch.capability import BatchAPI, Item, Result
 from llm_core.batch.types import BatchState, BatchStatus
 from llm_core.errors import InvalidInputError, InvalidResponseError, LLMError, ProviderTimeoutError
+from llm_core.provider import BaseProvider
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI, OpenAI
@@ -123,25 +124,32 @@ def parse_lines(lines: Iterable[str | bytes], items: Mapping[str, Item]) -> Iter
 # -- the provider's batch calls ------------------------------------------------------------------
 
 
-class OpenAIBatch(BatchCapable):
-    """The Batch API half of :class:`~core_openai_plugin.provider.OpenAIProvider`."""
+class _Clients(Protocol):
+    """What the batch API uses of its provider: the SDK clients."""
 
-    max_batch_items = 50_000  # the most requests one input file may hold
+    @property
+    def client(self) -> OpenAI: ...
 
-    if TYPE_CHECKING:  # the provider's clients
+    @property
+    def async_client(self) -> AsyncOpenAI: ...
 
-        @property
-        def client(self) -> OpenAI: ...
 
-        @property
-        def async_client(self) -> AsyncOpenAI: ...
+class OpenAIBatch(BatchAPI):
+    """The Batch API of :class:`~core_openai_plugin.provider.OpenAIProvider` (``provider.batch``)."""
+
+    max_items = 50_000  # the most requests one input file may hold
+
+    def __init__(self, provider: BaseProvider) -> None:
+        super().__init__(provider)
+        #: The provider, as the holder of the SDK clients (built on their first use).
+        self.clients = cast(_Clients, provider)
 
     def map_batch_request(self, group: str, mapped: Sequence[tuple[str, dict[str, Any]]], tag: str) -> dict[str, Any]:
         return map_batch_file(group, [(cid, request_body(payload)) for cid, payload in mapped], tag)
 
     def _send_batch_create(self, payload: dict[str, Any]) -> Any:
-        uploaded = self.client.files.create(file=payload["file"], purpose="batch")
-        return self.client.batches.create(
+        uploaded = self.clients.client.files.create(file=payload["file"], purpose="batch")
+        return self.clients.client.batches.create(
             input_file_id=uploaded.id,
             endpoint=payload["endpoint"],
             completion_window="24h",
@@ -149,8 +157,8 @@ class OpenAIBatch(BatchCapable):
         )
 
     async def _asend_batch_create(self, payload: dict[str, Any]) -> Any:
-        uploaded = await self.async_client.files.create(file=payload["file"], purpose="batch")
-        return await self.async_client.batches.create(
+        uploaded = await self.clients.async_client.files.create(file=payload["file"], purpose="batch")
+        return await self.clients.async_client.batches.create(
             input_file_id=uploaded.id,
             endpoint=payload["endpoint"],
             completion_window="24h",
@@ -158,19 +166,19 @@ class OpenAIBatch(BatchCapable):
         )
 
     def _send_batch_get(self, job_id: str) -> Any:
-        return self.client.batches.retrieve(job_id)
+        return self.clients.client.batches.retrieve(job_id)
 
     async def _asend_batch_get(self, job_id: str) -> Any:
-        return await self.async_client.batches.retrieve(job_id)
+        return await self.clients.async_client.batches.retrieve(job_id)
 
     def _send_batch_cancel(self, job_id: str) -> Any:
-        return self.client.batches.cancel(job_id)
+        return self.clients.client.batches.cancel(job_id)
 
     async def _asend_batch_cancel(self, job_id: str) -> Any:
-        return await self.async_client.batches.cancel(job_id)
+        return await self.clients.async_client.batches.cancel(job_id)
 
     def _send_batch_find(self, tag: str) -> Any | None:
-        for seen, job in enumerate(self.client.batches.list(limit=100)):
+        for seen, job in enumerate(self.clients.client.batches.list(limit=100)):
             if seen >= FIND_LIMIT:
                 break
             if (job.metadata or {}).get(TAG_KEY) == tag:
@@ -179,7 +187,7 @@ class OpenAIBatch(BatchCapable):
 
     async def _asend_batch_find(self, tag: str) -> Any | None:
         seen = 0
-        async for job in self.async_client.batches.list(limit=100):
+        async for job in self.clients.async_client.batches.list(limit=100):
             if (job.metadata or {}).get(TAG_KEY) == tag:
                 return job
             seen += 1
@@ -193,14 +201,14 @@ class OpenAIBatch(BatchCapable):
         # streamed line by line: a 200 MB output file is never held whole
         for file_id in (raw.output_file_id, raw.error_file_id):
             if file_id:
-                with self.client.files.with_streaming_response.content(file_id) as response:
+                with self.clients.client.files.with_streaming_response.content(file_id) as response:
                     yield from response.iter_lines()
 
     async def _asend_batch_output(self, raw: Any) -> list[str]:
         lines: list[str] = []
         for file_id in (raw.output_file_id, raw.error_file_id):
             if file_id:
-                async with self.async_client.files.with_streaming_response.content(file_id) as response:
+                async with self.clients.async_client.files.with_streaming_response.content(file_id) as response:
                     lines.extend([line async for line in response.iter_lines()])
         return lines
 

@@ -22,7 +22,7 @@ from llm_core.decisions import DecisionResponse
 from llm_core.endpoints import EndpointSettings
 from llm_core.errors import LLMError
 from llm_core.operations import Operations
-from llm_core.provider import AsyncProvider
+from llm_core.provider import AsyncProvider, BaseProvider
 from llm_core.redaction import protect_loggers
 from llm_core.requests import ChatRequest, DecisionRequest, EmbeddingRequest, ImageRequest
 from llm_core.responses import CompletionResponse, ConnectionStatus, EmbeddingResponse, ImageResponse
@@ -48,7 +48,7 @@ CLIENT_OPTIONS = ("organization", "project", "default_headers", "default_query")
 KEYLESS = "keyless"
 
 
-class OpenAIProvider(OpenAIBatch):
+class OpenAIProvider(BaseProvider):
     """OpenAI (and OpenAI-compatible servers) through the Responses, Embeddings, Images and
     Decisions APIs.
 
@@ -65,6 +65,7 @@ class OpenAIProvider(OpenAIBatch):
     """
 
     spec = SPEC
+    batch_api = OpenAIBatch
     #: Keys an ``[providers.openai]`` table (or a constructor keyword) may hold beyond the core's
     #: and the call defaults (an unknown key is an error).
     settings: ClassVar[tuple[Any, ...]] = (
