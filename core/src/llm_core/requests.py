@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Literal, TypeVar
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -54,6 +55,16 @@ class Prompt(BaseModel):
         return normalize_messages(turns)
 
 
+@dataclass(frozen=True)
+class Sampling:
+    """Marks a :class:`ChatRequest` field as a provider-neutral per-call option. Declared once,
+    on the field: a call passes it by name, a provider takes it as a call default (a plugin's
+    ``call_defaults`` include :data:`SAMPLING_OPTIONS`), and observers hear it when it is set,
+    as the OpenTelemetry GenAI attribute ``otel`` (when one is named)."""
+
+    otel: str | None = None
+
+
 class ChatRequest(BaseModel):
     """Everything a chat-style call needs. Validated before a plugin sees it."""
 
@@ -61,10 +72,10 @@ class ChatRequest(BaseModel):
 
     messages: list[ChatMessage]
     model: str
-    temperature: float | None = Field(default=None, ge=0.0, le=2.0)
-    max_tokens: int | None = Field(default=None, ge=1, le=10_000_000)
-    top_p: float | None = Field(default=None, ge=0.0, le=1.0)
-    stop: list[str] | None = None
+    temperature: Annotated[float | None, Sampling("gen_ai.request.temperature")] = Field(default=None, ge=0.0, le=2.0)
+    max_tokens: Annotated[int | None, Sampling("gen_ai.request.max_tokens")] = Field(default=None, ge=1, le=10_000_000)
+    top_p: Annotated[float | None, Sampling("gen_ai.request.top_p")] = Field(default=None, ge=0.0, le=1.0)
+    stop: Annotated[list[str] | None, Sampling()] = None
     tools: list[ToolSpec] | None = None
     tool_choice: str | None = None
     builtin_tools: list[AnyBuiltinTool] | None = None
@@ -80,6 +91,21 @@ class ChatRequest(BaseModel):
         if value is not None and not value.strip():
             raise ValueError("tool_choice must be 'auto', 'none', 'required' or a tool name")
         return value
+
+
+#: The sampling options (name → its mark), read from :class:`ChatRequest`'s fields.
+SAMPLING: dict[str, Sampling] = {
+    name: mark
+    for name, field in ChatRequest.model_fields.items()
+    for mark in field.metadata
+    if isinstance(mark, Sampling)
+}
+SAMPLING_OPTIONS = frozenset(SAMPLING)
+#: The options observers hear (``event[name]`` when set), and their OpenTelemetry attributes.
+OBSERVED_OPTIONS: dict[str, str] = {name: mark.otel for name, mark in SAMPLING.items() if mark.otel}
+#: The :class:`ChatRequest` fields a call passes by name (any other keyword of a chat call is a
+#: provider option): the sampling options, tools and output settings.
+CALL_FIELDS = frozenset(ChatRequest.model_fields) - {"messages", "model", "thinking", "call_context", "options"}
 
 
 class EmbeddingRequest(BaseModel):

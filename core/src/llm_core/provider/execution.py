@@ -21,12 +21,11 @@ from llm_core.observe import observers, scopes as observer_scopes
 from llm_core.operation import Cost, Operation
 from llm_core.provider.settings import ProviderSettings
 from llm_core.redaction import without_url_credentials
+from llm_core.requests import OBSERVED_OPTIONS
 from llm_core.wire import Hooks
 
 T = TypeVar("T")
 R = TypeVar("R")
-#: Request parameters observers hear of (the GenAI conventions' ``gen_ai.request.*``).
-_PARAMETERS = ("temperature", "max_tokens", "top_p")
 
 
 @dataclass
@@ -40,7 +39,7 @@ class CallTrace:
     call_id: int = 0
     attempts: int = 0
     started: float = field(default_factory=time.perf_counter)
-    #: Request parameters observers see (``temperature``, ``max_tokens``, ``top_p``), when set.
+    #: Request parameters observers see (:data:`~llm_core.requests.OBSERVED_OPTIONS`), when set.
     parameters: dict[str, Any] = field(default_factory=dict)
     #: Whether observers heard the call end (an answer, a final error, a cancellation): each call
     #: ends once for them (a stream closed after its METADATA is not abandoned).
@@ -85,7 +84,7 @@ class CallExecutor:
         if not observers.active():
             return CallTrace(operation, model)
         features = observers.request_features(feature, request)
-        parameters = {name: getattr(request, name) for name in _PARAMETERS if getattr(request, name, None) is not None}
+        parameters = {name: value for name in OBSERVED_OPTIONS if (value := getattr(request, name, None)) is not None}
         return CallTrace(operation, model, features, observers.next_call_id(), parameters=parameters, request=request)
 
     # -- the one path of a call ---------------------------------------------------------------

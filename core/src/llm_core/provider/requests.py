@@ -45,6 +45,8 @@ from llm_core.messages import (
 )
 from llm_core.provider.settings import ProviderSettings
 from llm_core.requests import (
+    CALL_FIELDS,
+    SAMPLING_OPTIONS,
     ChatRequest,
     DecisionRequest,
     EmbeddingRequest,
@@ -60,11 +62,6 @@ from llm_core.responses import CompletionResponse, EmbeddingResponse, Usage, dec
 from llm_core.streaming import CallContext
 from llm_core.tools import ToolSpec
 
-#: ``chat`` keywords that are ChatRequest fields rather than provider options.
-REQUEST_FIELDS = ("top_p", "stop", "tools", "tool_choice", "builtin_tools", "json_mode", "response_schema")
-#: The ChatRequest fields a provider may take as call defaults (``call_defaults``); any other
-#: call default is one of the plugin's per-call options.
-DEFAULT_FIELDS = ("temperature", "max_tokens", "top_p", "stop")
 #: ImageRequest fields given as call options.
 IMAGE_FIELDS = ("size", "aspect_ratio", "quality", "mime_type")
 
@@ -89,7 +86,7 @@ class RequestBuilder:
             for name, value in p.options.items()
             if name in p.call_defaults and value is not None
         }
-        fields = {name: defaults[name] for name in DEFAULT_FIELDS if name in defaults}
+        fields = {name: defaults[name] for name in SAMPLING_OPTIONS if name in defaults}
         if fields:
             try:
                 build(ChatRequest, self.identifier, messages=[], model="-", **fields)
@@ -104,15 +101,15 @@ class RequestBuilder:
         messages: Sequence[MessageLike] | str | Prompt,
         *,
         model: str | None = None,
-        temperature: float | None = None,
-        max_tokens: int | None = None,
         system: str | None = None,
         thinking: ThinkingOptions | bool | Mapping[str, Any] | None = None,
         call_context: CallContext | str | None = None,
         feature: Feature = Feature.CHAT,
         **extra: Any,
     ) -> ChatRequest:
-        """Normalise and validate a chat call; raises :class:`InvalidInputError` before sending."""
+        """Normalise and validate a chat call; raises :class:`InvalidInputError` before sending.
+        A sampling option (:data:`~llm_core.requests.SAMPLING_OPTIONS`) is the call's value, else
+        the :class:`Prompt`'s, else the provider's call default."""
         p, identifier = self.provider, self.identifier
         normalised, prompt_settings = coerce_prompt(messages)
         if system is not None:
@@ -125,19 +122,18 @@ class RequestBuilder:
         for index, message in enumerate(normalised):
             self._check_message(index, message, chosen)
         defaults = self.call_defaults
-        options = {**{k: v for k, v in defaults.items() if k not in DEFAULT_FIELDS}, **extra}  # the call's win
-        fields = {key: options.pop(key) for key in REQUEST_FIELDS if key in options}
+        options = {**{k: v for k, v in defaults.items() if k not in SAMPLING_OPTIONS}, **extra}  # the call's win
+        fields = {key: options.pop(key) for key in CALL_FIELDS if key in options}
         self._check_tools(fields, chosen)
-        for name in ("top_p", "stop"):
-            if fields.get(name) is None and name in defaults:
-                fields[name] = defaults[name]
+        for name in SAMPLING_OPTIONS:
+            value = _first(fields.get(name), prompt_settings.get(name), defaults.get(name))
+            if value is not None:
+                fields[name] = value
         request = build(
             ChatRequest,
             identifier,
             messages=normalised,
             model=chosen,
-            temperature=_first(temperature, prompt_settings.get("temperature"), defaults.get("temperature")),
-            max_tokens=_first(max_tokens, prompt_settings.get("max_tokens"), defaults.get("max_tokens")),
             thinking=thinking_options,
             call_context=_call_context(call_context, identifier),
             options=options,

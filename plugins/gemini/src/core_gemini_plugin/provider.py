@@ -44,7 +44,7 @@ from llm_core.features import Feature
 from llm_core.operation import Cost, call
 from llm_core.provider import BaseProvider
 from llm_core.redaction import protect_loggers
-from llm_core.requests import ChatRequest, DecisionRequest, EmbeddingRequest, ImageRequest, build
+from llm_core.requests import SAMPLING_OPTIONS, ChatRequest, DecisionRequest, EmbeddingRequest, ImageRequest, build
 from llm_core.responses import EmbeddingResponse, ImageResponse, TokenCount
 from llm_core.specs import ProviderSpec
 from llm_core.transport import (
@@ -92,8 +92,9 @@ class GeminiProvider(BaseProvider):
     express-mode key on the Developer API, see :meth:`generate_imagen`), and the transport settings of
     :class:`llm_core.transport.TransportSettings` (``allow_insecure_http``, ``max_response_bytes``,
     ``max_event_bytes``, ``stream_first_event_timeout``, ``stream_idle_timeout``,
-    ``stream_deadline``), and call defaults (``call_defaults``: ``temperature``, ``top_p``,
-    ``max_tokens``, ``stop`` and the per-call options of :data:`request_mapper.CHAT_OPTIONS`).
+    ``stream_deadline``), and call defaults (``call_defaults``: the sampling options of
+    :data:`llm_core.requests.SAMPLING_OPTIONS` and the per-call options of
+    :data:`request_mapper.CHAT_OPTIONS`).
     ``base_url`` also reads ``GOOGLE_GEMINI_BASE_URL`` (``GOOGLE_VERTEX_BASE_URL`` on Vertex AI).
     """
 
@@ -112,9 +113,7 @@ class GeminiProvider(BaseProvider):
     )
     #: Defaults for every chat-shaped call: the sampling fields and every per-call option passed
     #: to ``GenerateContentConfig``.
-    call_defaults: ClassVar[frozenset[str]] = frozenset({"temperature", "top_p", "max_tokens", "stop"}) | (
-        request_mapper.CHAT_OPTIONS
-    )
+    call_defaults: ClassVar[frozenset[str]] = SAMPLING_OPTIONS | request_mapper.CHAT_OPTIONS
     supported_image_formats: ClassVar[tuple[str, ...]] = ("png", "jpeg", "webp", "heic")
     max_image_size: ClassVar[int] = contents.MAX_INLINE_BYTES
     supported_document_formats: ClassVar[tuple[str, ...]] = ("pdf",)

@@ -18,7 +18,7 @@ from core_openai_plugin.chat_mapper import Quirks
 from core_openai_plugin.chat_stream import ChatCompletionsStreamParser
 from core_openai_plugin.endpoints import preset_of
 from core_openai_plugin.provider import OpenAIProvider
-from llm_core.requests import ChatRequest
+from llm_core.requests import SAMPLING_OPTIONS, ChatRequest
 from llm_core.responses import CompletionResponse
 
 
@@ -29,9 +29,7 @@ class ChatCompletionsProvider(OpenAIProvider):
     :class:`~core_openai_plugin.chat_mapper.Quirks` over its preset's."""
 
     settings: ClassVar[tuple[Any, ...]] = (Quirks,)
-    call_defaults: ClassVar[frozenset[str]] = frozenset({"temperature", "top_p", "max_tokens", "stop"}) | (
-        chat_mapper.CHAT_OPTIONS
-    )
+    call_defaults: ClassVar[frozenset[str]] = SAMPLING_OPTIONS | chat_mapper.CHAT_OPTIONS
     dialect: ClassVar[tuple[str, str, str]] = ("the Chat Completions API", "POST /chat/completions", "responses")
 
     def _apply_settings(self) -> None:

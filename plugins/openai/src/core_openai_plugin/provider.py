@@ -24,7 +24,7 @@ from llm_core.errors import LLMError
 from llm_core.operations import Operations
 from llm_core.provider import AsyncProvider, BaseProvider
 from llm_core.redaction import protect_loggers
-from llm_core.requests import ChatRequest, DecisionRequest, EmbeddingRequest, ImageRequest
+from llm_core.requests import SAMPLING_OPTIONS, ChatRequest, DecisionRequest, EmbeddingRequest, ImageRequest
 from llm_core.responses import CompletionResponse, ConnectionStatus, EmbeddingResponse, ImageResponse
 from llm_core.transport import (
     Limits,
@@ -56,7 +56,7 @@ class OpenAIProvider(BaseProvider):
     ``timeout``, ``retry``. Options: ``organization``, ``project``, ``default_headers``,
     ``default_query`` (client), ``unknown_model_features`` and ``native_decisions`` (models outside
     the catalogue), ``strict_sampling`` (refuse temperature/top_p on reasoning models, default
-    on), call defaults (``call_defaults``: ``temperature``, ``top_p``, ``max_tokens`` and the
+    on), call defaults (``call_defaults``: the sampling options the Responses API has and the
     per-call options of :data:`request_mapper.CHAT_OPTIONS`), ``client_args``
     (passed to the httpx2 clients: proxy, verify, limits, a transport) and the transport settings
     of :class:`llm_core.transport.TransportSettings` (``allow_insecure_http``,
@@ -78,7 +78,7 @@ class OpenAIProvider(BaseProvider):
     )
     #: Defaults for every chat-shaped call: the sampling fields (the Responses API has no stop
     #: sequences) and every per-call chat option.
-    call_defaults: ClassVar[frozenset[str]] = frozenset({"temperature", "top_p", "max_tokens"}) | (
+    call_defaults: ClassVar[frozenset[str]] = (SAMPLING_OPTIONS - request_mapper.REFUSED_SAMPLING.keys()) | (
         request_mapper.CHAT_OPTIONS
     )
     env_settings: ClassVar[Mapping[str, tuple[str, ...]]] = {"base_url": ("OPENAI_BASE_URL",)}

@@ -51,6 +51,8 @@ PASSTHROUGH_OPTIONS = frozenset(
 #: Request options the mapper interprets.
 MAPPED_OPTIONS = frozenset({"verbosity", "image_detail"})
 CHAT_OPTIONS = PASSTHROUGH_OPTIONS | MAPPED_OPTIONS
+#: Sampling options the Responses API does not have (name → what it is), refused before sending.
+REFUSED_SAMPLING = {"stop": "stop sequences"}
 EMBEDDING_OPTIONS = frozenset({"encoding_format", "user", "extra_body", "extra_headers", "extra_query"})
 IMAGE_OPTIONS = frozenset(
     {
@@ -103,8 +105,9 @@ def map_chat(request: ChatRequest, model: ModelInfo | None, *, strict_sampling: 
         payload["instructions"] = instructions
     reasoning_model = fact(model, "reasoning") is True
     _sampling(payload, request, reasoning_model and strict_sampling)
-    if request.stop:
-        raise InvalidInputError("the OpenAI Responses API has no stop sequences: remove stop=...", provider=PROVIDER)
+    for name, what in REFUSED_SAMPLING.items():
+        if getattr(request, name):
+            raise InvalidInputError(f"the OpenAI Responses API has no {what}: remove {name}=...", provider=PROVIDER)
     if request.max_tokens is not None:
         payload["max_output_tokens"] = request.max_tokens
     reasoning = reasoning_config(request.thinking)

@@ -21,6 +21,7 @@ from core_otel_plugin import content
 from core_otel_plugin.names import COST_ATTRIBUTE, PROVIDER_NAMES
 from core_otel_plugin.turns import ScopeSpans
 from llm_core import hookimpl
+from llm_core.requests import OBSERVED_OPTIONS
 
 #: Default hosts (``server.address``) when no base_url is configured.
 DEFAULT_HOSTS = {"gemini": "generativelanguage.googleapis.com", "openai": "api.openai.com"}
@@ -90,11 +91,7 @@ class OtelObserver(ScopeSpans):
         host = urlsplit(event["base_url"]).hostname if event.get("base_url") else DEFAULT_HOSTS.get(event["provider"])
         if host:
             attributes["server.address"] = host
-        for name, attribute in (
-            ("temperature", "gen_ai.request.temperature"),
-            ("max_tokens", "gen_ai.request.max_tokens"),
-            ("top_p", "gen_ai.request.top_p"),
-        ):
+        for name, attribute in OBSERVED_OPTIONS.items():
             if event.get(name) is not None:
                 attributes[attribute] = event[name]
         # started in the caller's context: the application's current span is the parent
