@@ -8,7 +8,8 @@ and how often the next function entered is in another project file than the last
 of the SDK, httpx2 or the standard library in between do not count). The first call of each
 side is a warm-up (lazy imports, clients built); the second is counted.
 
-``--check`` fails when a figure exceeds its limit in :data:`LIMITS`, so the path cannot drift
+Only the provider plugins are loaded (``LLM_CORE_PLUGINS``): an installed observer plugin adds
+a path of its own. ``--check`` fails when a figure exceeds its limit in :data:`LIMITS`, so the path cannot drift
 back to a long one unnoticed (``tests/benchmarks/test_callpath.py`` runs the same check).
 """
 
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -127,6 +129,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help="fail when a measure exceeds its limit")
     parser.add_argument("--json", action="store_true", help="print the files of each path as JSON")
     args = parser.parse_args(argv)
+    # the provider plugins only: an installed observer plugin (OpenTelemetry) adds its own path
+    os.environ["LLM_CORE_PLUGINS"] = "core-gemini-plugin,core-openai-plugin"
     from benchmarks.server import LoopbackServer
 
     with LoopbackServer(deltas=3) as server:

@@ -101,7 +101,7 @@ def test_config_file_overrides_catalogue_prices(tmp_path: Path) -> None:
     config = tmp_path / "config.toml"
     config.write_text('[prices.priced]\noutput = "10"\n\n[prices.unpriced]\ninput = 2\noutput = 2\n')
     fake = provider(config)
-    assert fake.prices("priced") == Prices(
+    assert fake.executor.prices("priced") == Prices(
         input=Decimal("1.00"), output=Decimal(10), image=Decimal("0.04"), source="config file [prices.priced]"
     )
     fake.script(FakeReply(content="x", usage=Usage(prompt_tokens=1_000_000, completion_tokens=1_000_000)))

@@ -18,7 +18,7 @@ refused when it is defined (see ``BaseProvider.__init_subclass__``), with the mi
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, NamedTuple, Protocol, TypeVar
 
 from llm_core.features import Feature
@@ -152,11 +152,12 @@ class Hooks(NamedTuple):
 @dataclass(frozen=True)
 class Plan:
     """What one call sends: each request through ``hooks`` (in order), their answers combined
-    into the operation's response. ``revise`` may change a request the provider refused, once."""
+    into the operation's response (``None``: the one answer is the response). ``revise`` may
+    change a request the provider refused, once."""
 
     hooks: Hooks
     requests: Sequence[Any]
-    combine: Callable[[list[Any]], Any] = field(default=lambda answers: answers[0])
+    combine: Callable[[list[Any]], Any] | None = None
     revise: Callable[[Any, Any], Any] | None = None
 
 

@@ -68,6 +68,8 @@ class BaseProvider(ProviderSettings, Operations):
 
     def _apply_settings(self) -> None:
         super()._apply_settings()
+        #: What the class implements (read at every call).
+        self._features = self.implemented_features()
         self.builder = RequestBuilder(self)
         self.executor = CallExecutor(self, self.map_error)
         #: The batch API (``submit``, ``find``, ``job``, ...; see :mod:`llm_core.batch`), or ``None``.
@@ -90,8 +92,9 @@ class BaseProvider(ProviderSettings, Operations):
     def _plan(self, op: Operation, args: tuple[Any, ...], options: dict[str, Any]) -> Plan:
         """What a call of ``op`` sends: its request built and validated by the operation's route
         (bad input raises here, before anything is sent), and planned."""
-        self._require_key()
-        if op.feature not in self.implemented_features():
+        if self._key_pending:
+            self._require_key()
+        if op.feature not in self._features:
             raise UnsupportedFeatureError(f"{self.name} does not support {op.feature.value}", provider=self.identifier)
         route = op.route
         return route.plan(self, route.build(self, args, options))
@@ -112,7 +115,7 @@ class BaseProvider(ProviderSettings, Operations):
                 if revised is None:
                     raise
                 answers.append(run(op, revised, plan.hooks))
-        return plan.combine(answers)
+        return answers[0] if plan.combine is None else plan.combine(answers)
 
     async def _arespond(self, op: Operation, args: tuple[Any, ...], options: dict[str, Any]) -> Any:
         """The async twin of :meth:`_respond` (same plan)."""
@@ -127,7 +130,7 @@ class BaseProvider(ProviderSettings, Operations):
                 if revised is None:
                     raise
                 answers.append(await run(op, revised, plan.hooks))
-        return plan.combine(answers)
+        return answers[0] if plan.combine is None else plan.combine(answers)
 
     def _stream(self, op: Stream[Any, Any], args: tuple[Any, ...], options: dict[str, Any]) -> Iterator[Any]:
         events = self._open_stream(op, args, options)

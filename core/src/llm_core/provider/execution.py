@@ -19,6 +19,7 @@ from llm_core.errors import LLMError, cancellation
 from llm_core.features import Feature
 from llm_core.observe import observers, scopes as observer_scopes
 from llm_core.operation import Cost, Operation
+from llm_core.pricing import Prices, effective_prices
 from llm_core.provider.settings import ProviderSettings
 from llm_core.redaction import without_url_credentials
 from llm_core.requests import OBSERVED_OPTIONS
@@ -52,17 +53,24 @@ class CallExecutor:
     """Retries, error mapping, pricing and observer events of one provider's calls."""
 
     def __init__(self, provider: ProviderSettings, map_error: Callable[[BaseException], LLMError]) -> None:
+        #: The provider whose settings it was built with (it is built anew when they change).
         self.provider = provider
+        self.identifier = provider.identifier
+        self.retry_policy = provider.retry_policy
         #: The plugin's error mapper: an SDK exception → the taxonomy.
         self.map_error = map_error
+        #: Model → its prices (catalogue and config overrides), read at the first call of each model.
+        self._prices: dict[str, Prices | None] = {}
 
-    @property
-    def identifier(self) -> str:
-        return self.provider.identifier
-
-    @property
-    def retry_policy(self) -> Any:
-        return self.provider.retry_policy
+    def prices(self, model: str) -> Prices | None:
+        """The prices of ``model`` here: its catalogue entry's, with the config file's
+        ``[prices.MODEL]`` fields over them (read once per model and provider)."""
+        key = model.removeprefix("models/")
+        if key not in self._prices:
+            p = self.provider
+            info = p.provider_spec.model(key)
+            self._prices[key] = effective_prices(key, info.prices if info else None, p._config_file)
+        return self._prices[key]
 
     def mapped(self, error: BaseException) -> LLMError:
         """``error`` in the taxonomy (the SDK's exception chained), every known key removed."""
@@ -203,7 +211,7 @@ class CallExecutor:
         model = getattr(request, "model", None) or getattr(result, "model", None)
         if not isinstance(model, str) or (usage is not None and usage.cost is not None):
             return result
-        prices = self.provider.prices(model)
+        prices = self.prices(model)
         if prices is None:
             return result
         from llm_core.responses import Usage  # loaded by then: the parser built a response

@@ -31,7 +31,6 @@ from llm_core.errors import ConfigurationError, InvalidInputError, PluginLoadErr
 from llm_core.features import CHAT_OPTIONS, Feature, parse_features
 from llm_core.messages import WEB_SCHEMES
 from llm_core.operations import DECLARED_ONLY, OPERATIONS
-from llm_core.pricing import Prices, effective_prices
 from llm_core.retry import RetryPolicy
 from llm_core.specs import ProviderSpec
 
@@ -104,6 +103,9 @@ class ProviderSettings:
         if chosen is None:
             raise PluginLoadError(f"{type(self).__name__} has no ProviderSpec")
         self._spec = chosen
+        #: The provider's identifier and display name (a spec changed by the settings keeps both).
+        self.identifier: str = chosen.identifier
+        self.name: str = chosen.name
         self._config_file = Path(config_file) if config_file else None
         explicit = {"api_key": api_key, "model": model, "base_url": base_url, "timeout": timeout, "retry": retry}
         for name, value in chosen.settings.items():  # the spec's own (a named endpoint's), under the given
@@ -114,18 +116,7 @@ class ProviderSettings:
         self._check_setting_names(options)
         self._explicit: dict[str, Any] = hide_secrets({**explicit, **options})  # kept for configure(): no key in clear
         self._check_declared_features()
-        #: Model → its prices (catalogue and config overrides), read at the first call of each model.
-        self._prices: dict[str, Prices | None] = {}
         self._apply_settings()
-
-    def prices(self, model: str) -> Prices | None:
-        """The prices of ``model`` here: its catalogue entry's, with the config file's
-        ``[prices.MODEL]`` fields over them (read once per model and provider)."""
-        key = model.removeprefix("models/")
-        if key not in self._prices:
-            info = self._spec.model(key)
-            self._prices[key] = effective_prices(key, info.prices if info else None, self._config_file)
-        return self._prices[key]
 
     def __reduce__(self) -> tuple[Any, ...]:
         """Pickled by its settings: no SDK client and no key (every :class:`Secret` is left out),
@@ -235,14 +226,6 @@ class ProviderSettings:
     @property
     def provider_spec(self) -> ProviderSpec:
         return self._spec
-
-    @property
-    def identifier(self) -> str:
-        return self._spec.identifier
-
-    @property
-    def name(self) -> str:
-        return self._spec.name
 
     def default_model(self) -> str:
         if not self._model:

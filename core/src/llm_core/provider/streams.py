@@ -134,7 +134,7 @@ def _finished(
     meta = parser.finish()
     usage = meta.usage
     priced = request.model or meta.model  # the requested model, as in _costed
-    prices = run.provider.prices(priced) if priced and usage.cost is None else None
+    prices = run.prices(priced) if priced and usage.cost is None else None
     if prices is not None:
         usage = usage.model_copy(update={"cost": prices.cost(usage)})
     meta = meta.model_copy(

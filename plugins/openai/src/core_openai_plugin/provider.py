@@ -96,16 +96,13 @@ class OpenAIProvider(BaseProvider):
 
     def _apply_settings(self) -> None:
         super()._apply_settings()
+        #: A named endpoint (not the plugin's own ``openai`` provider).
+        self.is_endpoint = self.identifier != IDENTIFIER
         self.transport_settings = TransportSettings.from_options(self.options, provider=self.identifier)
         check_endpoint(
             self.base_url, has_key=self.api_key is not None, settings=self.transport_settings, provider=self.identifier
         )
         self.wording = self._wording()
-
-    @property
-    def is_endpoint(self) -> bool:
-        """A named endpoint (not the plugin's own ``openai`` provider)."""
-        return self.identifier != IDENTIFIER
 
     def _wording(self) -> Wording:
         """How errors name this server (``OpenAI`` for api.openai.com)."""
