@@ -1,0 +1,44 @@
+"""``python -m benchmarks.callpath``: how far a reader follows one call stays within its limits."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from benchmarks.server import LoopbackServer
+
+from benchmarks import callpath
+
+
+@pytest.fixture(scope="module")
+def paths(monkeypatch_module: pytest.MonkeyPatch) -> dict[str, callpath.Path_]:
+    monkeypatch_module.setenv("LLM_CORE_PLUGINS", "core-gemini-plugin,core-openai-plugin")
+    with LoopbackServer(deltas=3, max_seconds=120) as server:
+        return callpath.measures(server.url)
+
+
+@pytest.fixture(scope="module")
+def monkeypatch_module() -> Iterator[pytest.MonkeyPatch]:
+    with pytest.MonkeyPatch.context() as patch:
+        yield patch
+
+
+def test_every_measure_is_taken_and_runs_in_the_core_and_its_plugin(paths: dict[str, callpath.Path_]) -> None:
+    assert set(paths) == set(callpath.LIMITS)
+    for name, path in paths.items():
+        plugin = "core_gemini_plugin/" if name.startswith("gemini") else "core_openai_plugin/"
+        assert any(f.startswith(plugin) for f in path.files), (name, path.files)
+        assert "llm_core/provider/execution.py" in path.files and "llm_core/wire.py" in path.files
+        assert path.changes >= len(path.files) - 1  # every file is entered at least once
+
+
+def test_no_path_grew_past_its_limit(paths: dict[str, callpath.Path_]) -> None:
+    assert callpath.over_limits(paths) == []
+
+
+def test_calls_within_one_file_are_no_change_and_files_outside_the_project_do_not_count() -> None:
+    from llm_core.features import Feature, parse_features
+
+    path = callpath.measure(lambda: parse_features(["vision", "Streaming"]))  # Feature.parse, same module
+    assert path == callpath.Path_(("llm_core/features.py",), 0)
+    assert callpath.measure(lambda: sorted([Feature.CHAT])) == callpath.Path_((), 0)
