@@ -2,37 +2,26 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 from benchmarks.server import LoopbackServer
 
 from benchmarks import callpath
 
 
-@pytest.fixture(scope="module")
-def paths(monkeypatch_module: pytest.MonkeyPatch) -> dict[str, callpath.Path_]:
-    monkeypatch_module.setenv("LLM_CORE_PLUGINS", "core-gemini-plugin,core-openai-plugin")
+def test_every_path_is_measured_and_none_grew_past_its_limit(
+    fresh_registry: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the provider plugins only, in a registry of their own: observers another test installed
+    # (or an installed OpenTelemetry plugin) would add their own path
+    monkeypatch.setenv("LLM_CORE_PLUGINS", "core-gemini-plugin,core-openai-plugin")
     with LoopbackServer(deltas=3, max_seconds=120) as server:
-        return callpath.measures(server.url)
-
-
-@pytest.fixture(scope="module")
-def monkeypatch_module() -> Iterator[pytest.MonkeyPatch]:
-    with pytest.MonkeyPatch.context() as patch:
-        yield patch
-
-
-def test_every_measure_is_taken_and_runs_in_the_core_and_its_plugin(paths: dict[str, callpath.Path_]) -> None:
+        paths = callpath.measures(server.url)
     assert set(paths) == set(callpath.LIMITS)
     for name, path in paths.items():
         plugin = "core_gemini_plugin/" if name.startswith("gemini") else "core_openai_plugin/"
         assert any(f.startswith(plugin) for f in path.files), (name, path.files)
         assert "llm_core/provider/execution.py" in path.files and "llm_core/wire.py" in path.files
         assert path.changes >= len(path.files) - 1  # every file is entered at least once
-
-
-def test_no_path_grew_past_its_limit(paths: dict[str, callpath.Path_]) -> None:
     assert callpath.over_limits(paths) == []
 
 

@@ -56,7 +56,6 @@ class CallExecutor:
         #: The provider whose settings it was built with (it is built anew when they change).
         self.provider = provider
         self.identifier = provider.identifier
-        self.retry_policy = provider.retry_policy
         #: The plugin's error mapper: an SDK exception → the taxonomy.
         self.map_error = map_error
         #: Model → its prices (catalogue and config overrides), read at the first call of each model.
@@ -103,7 +102,7 @@ class CallExecutor:
         payload = hooks.map(request)
         call = self.trace(op.observed_as, request.model, request, op.feature)
         try:
-            raw = self.retry_policy.call(self._attempt, call, hooks.send, (payload,))
+            raw = self.provider.retry_policy.call(self._attempt, call, hooks.send, (payload,))
         except BaseException as exc:
             self.ended(call, exc)
             raise
@@ -114,7 +113,7 @@ class CallExecutor:
         payload = hooks.map(request)
         call = self.trace(op.observed_as, request.model, request, op.feature)
         try:
-            raw = await self.retry_policy.acall(self._aattempt, call, hooks.asend, (payload,))
+            raw = await self.provider.retry_policy.acall(self._aattempt, call, hooks.asend, (payload,))
         except BaseException as exc:  # a task cancelled while it sent or waited to retry
             self.ended(call, exc)
             raise
@@ -135,7 +134,7 @@ class CallExecutor:
         self.provider._require_key()
         call = trace or self.trace(operation, model)
         try:
-            result: R = self.retry_policy.call(self._attempt, call, send, args)
+            result: R = self.provider.retry_policy.call(self._attempt, call, send, args)
         except BaseException as exc:
             self.ended(call, exc)
             raise
@@ -155,7 +154,7 @@ class CallExecutor:
         self.provider._require_key()
         call = trace or self.trace(operation, model)
         try:
-            result: R = await self.retry_policy.acall(self._aattempt, call, send, args)
+            result: R = await self.provider.retry_policy.acall(self._aattempt, call, send, args)
         except BaseException as exc:
             self.ended(call, exc)
             raise
@@ -228,7 +227,10 @@ class CallExecutor:
         """``exc`` mapped to the taxonomy, reported to observers (the caller raises it)."""
         error = self.mapped(exc)
         if will_retry is None:
-            will_retry = self.retry_policy.should_retry(error) and call.attempts < self.retry_policy.max_attempts
+            will_retry = (
+                self.provider.retry_policy.should_retry(error)
+                and call.attempts < self.provider.retry_policy.max_attempts
+            )
         call.done = not will_retry
         if call.call_id:
             observers.emit(
