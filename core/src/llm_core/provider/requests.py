@@ -251,25 +251,17 @@ class RequestBuilder:
     def check_image(self, image: ImagePart) -> str:
         """Validate an image's format and size; returns its MIME type."""
         p = self.provider
-        return check_media(
-            image.data,
-            image.mime_type or mime_from_url(image.url),
-            kind="image",
-            formats=p.supported_image_formats,
-            max_bytes=p.max_image_size,
-            provider=self.identifier,
-        )
+        return self._check_media(image, p.supported_image_formats, p.max_image_size)
 
     def check_document(self, document: DocumentPart) -> str:
         """Validate a document's format and size; returns its MIME type."""
         p = self.provider
+        return self._check_media(document, p.supported_document_formats, p.max_document_size)
+
+    def _check_media(self, part: ImagePart | DocumentPart, formats: tuple[str, ...], max_bytes: int) -> str:
+        mime_type = part.mime_type or mime_from_url(part.url)
         return check_media(
-            document.data,
-            document.mime_type or mime_from_url(document.url),
-            kind="document",
-            formats=p.supported_document_formats,
-            max_bytes=p.max_document_size,
-            provider=self.identifier,
+            part.data, mime_type, kind=part.type, formats=formats, max_bytes=max_bytes, provider=self.identifier
         )
 
     # -- embeddings ---------------------------------------------------------------------------
