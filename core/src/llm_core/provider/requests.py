@@ -125,8 +125,12 @@ class RequestBuilder:
         options = {**{k: v for k, v in defaults.items() if k not in SAMPLING_OPTIONS}, **extra}  # the call's win
         fields = {key: options.pop(key) for key in CALL_FIELDS if key in options}
         self._check_tools(fields, chosen)
-        for name in SAMPLING_OPTIONS:
-            value = _first(fields.get(name), prompt_settings.get(name), defaults.get(name))
+        for name in SAMPLING_OPTIONS:  # the call's value, else the prompt's, else the default (0.0 is a value)
+            value = fields.get(name)
+            if value is None:
+                value = prompt_settings.get(name)
+                if value is None:
+                    value = defaults.get(name)
             if value is not None:
                 fields[name] = value
         request = build(
@@ -451,11 +455,6 @@ class RequestBuilder:
             if Feature.DECISION in info.features and info.extra.get("native_decisions"):
                 return info.id
         return p.default_model()
-
-
-def _first(*values: Any) -> Any:
-    """The first value that is set (``0.0`` is a value), else ``None``."""
-    return next((value for value in values if value is not None), None)
 
 
 def _call_context(value: CallContext | str | None, provider: str) -> CallContext | None:
