@@ -114,7 +114,7 @@ class RequestBuilder:
         normalised, prompt_settings = coerce_prompt(messages)
         if system is not None:
             normalised = [ChatMessage.system(_system_text(system, identifier)), *normalised]
-        chosen = p._model_or(model, lambda: prompt_settings.get("model") or p.default_model())
+        chosen = self._model_or(model, lambda: prompt_settings.get("model") or p.default_model())
         p._require(feature, chosen)
         thinking_options = _thinking(thinking, identifier)
         if thinking_options is not None:
@@ -291,7 +291,7 @@ class RequestBuilder:
             which = f" (input[{bad[0]}] is {inputs[bad[0]]!r})" if bad else ""
             raise InvalidInputError(f"embeddings need one or more non-empty strings{which}", provider=self.identifier)
         refuse_surrogates(inputs, "input", self.identifier)
-        chosen = p._model_or(model, lambda: self.default_model_for(Feature.EMBEDDINGS))
+        chosen = self._model_or(model, lambda: self.default_model_for(Feature.EMBEDDINGS))
         p._require(Feature.EMBEDDINGS, chosen)
         return build(
             EmbeddingRequest,
@@ -347,7 +347,7 @@ class RequestBuilder:
         if not prompt.strip():
             raise InvalidInputError("the image prompt is empty", provider=self.identifier)
         refuse_surrogates(prompt, "prompt", self.identifier)
-        chosen = p._model_or(model, lambda: self.default_model_for(Feature.IMAGE))
+        chosen = self._model_or(model, lambda: self.default_model_for(Feature.IMAGE))
         p._require(Feature.IMAGE, chosen)
         images = [input_image(i, self.identifier) for i in input_images or ()]
         for index, image in enumerate(images):
@@ -393,7 +393,7 @@ class RequestBuilder:
         parsed = parse_questions(questions)
         refuse_surrogates(subject, "subject", self.identifier)
         refuse_surrogates(parsed, "questions", self.identifier)
-        chosen = p._model_or(model, self.default_decision_model)
+        chosen = self._model_or(model, self.default_decision_model)
         p._require(Feature.DECISION, chosen)
         return build(DecisionRequest, self.identifier, subject=subject, questions=parsed, model=chosen, options=options)
 
@@ -437,6 +437,18 @@ class RequestBuilder:
             usage=response.usage,
             metadata={"fallback": "structured_output"},
         )
+
+    # -- models -------------------------------------------------------------------------------
+
+    def _model_or(self, model: Any, default: Callable[[], str]) -> str:
+        """``model`` when one is given (it must be a model name), else ``default()``."""
+        if model is None:
+            return default()
+        if not isinstance(model, str) or not model.strip():
+            raise InvalidInputError(
+                f"model must be a model name (a non-empty string), not {model!r}", provider=self.identifier
+            )
+        return model
 
     # -- default models -----------------------------------------------------------------------
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import threading
 import weakref
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, ClassVar
@@ -27,7 +27,7 @@ from llm_core.config import (
     resolve_setting,
     reveal_secrets,
 )
-from llm_core.errors import ConfigurationError, InvalidInputError, PluginLoadError, UnsupportedFeatureError
+from llm_core.errors import ConfigurationError, PluginLoadError, UnsupportedFeatureError
 from llm_core.features import CHAT_OPTIONS, Feature, parse_features
 from llm_core.messages import WEB_SCHEMES
 from llm_core.operations import DECLARED_ONLY, OPERATIONS
@@ -233,16 +233,6 @@ class ProviderSettings:
                 f"no model configured for {self.identifier}: pass model=... ", provider=self.identifier
             )
         return self._model
-
-    def _model_or(self, model: Any, default: Callable[[], str]) -> str:
-        """``model`` when one is given (it must be a model name), else ``default()``."""
-        if model is None:
-            return default()
-        if not isinstance(model, str) or not model.strip():
-            raise InvalidInputError(
-                f"model must be a model name (a non-empty string), not {model!r}", provider=self.identifier
-            )
-        return model
 
     def url_schemes(self) -> frozenset[str]:
         """The URL schemes of image and document parts this provider takes (http, https, data;
