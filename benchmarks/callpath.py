@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import sys
 from collections.abc import Callable, Iterator
@@ -96,8 +97,26 @@ def measure(run: Callable[[], object]) -> Path_:
     return Path_(files, max(len(seen) - 1, 0))
 
 
+@contextmanager
+def quiet_calls() -> Iterator[None]:
+    """The built-in logging observer off: it logs each call at DEBUG, and a caller (a test run,
+    an application) may have enabled that; the measure is of the call, not of its logging."""
+    logger = logging.getLogger("llm_core.calls")
+    level = logger.level
+    logger.setLevel(logging.INFO)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
+
+
 def measures(url: str) -> dict[str, Path_]:
     """Every measure of :data:`LIMITS` against the loopback server at ``url``."""
+    with quiet_calls():
+        return _measures(url)
+
+
+def _measures(url: str) -> dict[str, Path_]:
     from benchmarks.sides import core_provider
     from llm_core.registry import get_registry
 
