@@ -99,15 +99,15 @@ def measure(run: Callable[[], object]) -> Path_:
 
 @contextmanager
 def quiet_calls() -> Iterator[None]:
-    """The built-in logging observer off: it logs each call at DEBUG, and a caller (a test run,
-    an application) may have enabled that; the measure is of the call, not of its logging."""
-    logger = logging.getLogger("llm_core.calls")
-    level = logger.level
-    logger.setLevel(logging.INFO)
+    """Logging below WARNING off, as it is by default: a caller (a test run, an application)
+    may have turned DEBUG on, and then the built-in logging observer and the redaction filters
+    on the SDKs' loggers run on every call; the measure is of the call, not of its logging."""
+    previous = logging.root.manager.disable
+    logging.disable(logging.INFO)
     try:
         yield
     finally:
-        logger.setLevel(level)
+        logging.disable(previous)
 
 
 def measures(url: str) -> dict[str, Path_]:
