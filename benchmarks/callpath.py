@@ -40,10 +40,10 @@ SOURCES = (ROOT / "core" / "src", ROOT / "plugins" / "gemini" / "src", ROOT / "p
 #: so that it cannot grow back unnoticed. Before the provider was composed the same measures were
 #: 25/67, 21/67, 23/74 and 34/192; the aim is 12/24 per call and 18 files for a router stream.
 LIMITS: dict[str, tuple[int, int]] = {
-    "gemini chat_completion": (26, 58),
-    "openai chat_completion": (23, 56),
-    "openai-chat chat_completion": (25, 64),
-    "openai router stream": (36, 190),
+    "gemini chat_completion": (26, 57),
+    "openai chat_completion": (23, 55),
+    "openai-chat chat_completion": (25, 63),
+    "openai router stream": (36, 189),
 }
 
 

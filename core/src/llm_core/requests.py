@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal, TypeVar
 
@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from llm_core.builtin_tools import AnyBuiltinTool
 from llm_core.decisions import DecisionSubject, Question
 from llm_core.errors import InvalidInputError
-from llm_core.messages import ChatMessage, ImagePart, MessageLike, normalize_messages
+from llm_core.messages import ChatMessage, ImagePart, normalize_messages
 from llm_core.streaming import CallContext
 from llm_core.tools import ToolSpec
 
@@ -149,14 +149,6 @@ def build(model_cls: type[M], provider: str, **values: Any) -> M:
         where = ".".join(str(p) for p in err.get("loc", ()))
         raise InvalidInputError(f"invalid {where or 'request'}: {err['msg']}", provider=provider) from None
     return result
-
-
-def coerce_prompt(prompt: str | Prompt | Sequence[MessageLike]) -> tuple[list[ChatMessage], dict[str, Any]]:
-    """Messages and per-call settings from a string, a :class:`Prompt` or a message list."""
-    if isinstance(prompt, Prompt):
-        settings = {k: getattr(prompt, k) for k in ("model", "temperature", "max_tokens")}
-        return prompt.to_messages(), {k: v for k, v in settings.items() if v is not None}
-    return normalize_messages(prompt), {}
 
 
 def refuse_surrogates(value: Any, where: str, provider: str) -> None:

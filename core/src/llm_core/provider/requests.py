@@ -42,6 +42,7 @@ from llm_core.messages import (
     Role,
     TextPart,
     is_web_or_data_url,
+    normalize_messages,
 )
 from llm_core.provider.settings import ProviderSettings
 from llm_core.requests import (
@@ -54,7 +55,6 @@ from llm_core.requests import (
     Prompt,
     ThinkingOptions,
     build,
-    coerce_prompt,
     coerce_tools,
     refuse_surrogates,
 )
@@ -62,6 +62,8 @@ from llm_core.responses import CompletionResponse, EmbeddingResponse, Usage, dec
 from llm_core.streaming import CallContext
 from llm_core.tools import ToolSpec
 
+#: The call settings a :class:`Prompt` may carry: its model and its sampling options.
+PROMPT_SETTINGS = ("model", *sorted(SAMPLING_OPTIONS & set(Prompt.model_fields)))
 #: ImageRequest fields given as call options.
 IMAGE_FIELDS = ("size", "aspect_ratio", "quality", "mime_type")
 
@@ -467,6 +469,14 @@ class RequestBuilder:
             if Feature.DECISION in info.features and info.extra.get("native_decisions"):
                 return info.id
         return p.default_model()
+
+
+def coerce_prompt(prompt: str | Prompt | Sequence[MessageLike]) -> tuple[list[ChatMessage], dict[str, Any]]:
+    """Messages and per-call settings from a string, a :class:`Prompt` or a message list."""
+    if isinstance(prompt, Prompt):
+        settings = {name: getattr(prompt, name) for name in PROMPT_SETTINGS}
+        return prompt.to_messages(), {k: v for k, v in settings.items() if v is not None}
+    return normalize_messages(prompt), {}
 
 
 def _call_context(value: CallContext | str | None, provider: str) -> CallContext | None:
