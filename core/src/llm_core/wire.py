@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, NamedTuple, Protocol, TypeVar
 
 from llm_core.features import Feature
@@ -127,9 +128,15 @@ class ModelsWire(Protocol):
     def _asend_list_models(self) -> Awaitable[list[str]]: ...
 
 
+@cache
 def members(protocol: type) -> tuple[str, ...]:
     """The method names of a wire protocol, in declaration order."""
     return tuple(name for name, value in vars(protocol).items() if callable(value) and not name.startswith("__"))
+
+
+def lacking(cls: type, protocol: type) -> list[str]:
+    """The methods of ``protocol`` that ``cls`` lacks (none: it implements the protocol)."""
+    return [name for name in members(protocol) if not callable(getattr(cls, name, None))]
 
 
 #: Every family's protocol.
@@ -170,7 +177,7 @@ class Route(Generic[Q]):
     call needs)."""
 
     #: The protocol a provider class implements to serve the route.
-    wire: ClassVar[type[Any]] = ChatWire
+    wire: ClassVar[type]
 
     def __init__(self, **fixed: Any) -> None:
         self.fixed: Mapping[str, Any] = fixed
@@ -187,13 +194,13 @@ class Route(Generic[Q]):
 
     def missing(self, cls: type) -> list[str]:
         """The methods of :attr:`wire` that ``cls`` lacks (none: it implements the route)."""
-        return [name for name in members(self.wire) if not callable(getattr(cls, name, None))]
+        return lacking(cls, self.wire)
 
 
 class ChatRoute(Route["ChatRequest"]):
     """``builder.chat`` → ``map_chat_request`` → ``_send_chat`` / ``_asend_chat`` → ``parse_chat_response``."""
 
-    wire: ClassVar[type[Any]] = ChatWire
+    wire: ClassVar[type] = ChatWire
 
     def build(self, p: Any, args: tuple[Any, ...], options: Mapping[str, Any]) -> ChatRequest:
         request: ChatRequest = p.builder.chat(*args, **self.fixed, **options)

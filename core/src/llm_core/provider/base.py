@@ -39,7 +39,7 @@ from llm_core.provider.settings import ProviderSettings
 from llm_core.provider.streams import astream_events, stream_events
 from llm_core.responses import ConnectionStatus
 from llm_core.streaming import StreamEvent
-from llm_core.wire import WIRES, ModelsWire, Plan, StreamParser, members
+from llm_core.wire import WIRES, ModelsWire, Plan, StreamParser, lacking, members
 
 if TYPE_CHECKING:
     from llm_core.conversation import AsyncConversation, Conversation
@@ -59,9 +59,8 @@ class BaseProvider(ProviderSettings, Operations):
         method would otherwise leave the feature silently unimplemented)."""
         super().__init_subclass__(**kwargs)
         for protocol in WIRES:
-            names = members(protocol)
-            missing = [name for name in names if not callable(getattr(cls, name, None))]
-            if missing and len(missing) < len(names) and not _shared_only(cls, protocol, missing):
+            missing = lacking(cls, protocol)
+            if missing and len(missing) < len(members(protocol)) and not _shared_only(cls, protocol, missing):
                 raise TypeError(
                     f"{cls.__name__} implements part of {protocol.__name__}: {_missing_words(cls, missing)}"
                 )
@@ -180,7 +179,7 @@ class BaseProvider(ProviderSettings, Operations):
 
     def _models_wire(self) -> ModelsWire:
         """This provider as a :class:`ModelsWire` (refused when it cannot list its models)."""
-        if any(not callable(getattr(self, name, None)) for name in members(ModelsWire)):
+        if lacking(type(self), ModelsWire):
             raise UnsupportedFeatureError(f"{self.name} cannot list its models", provider=self.identifier)
         return cast(ModelsWire, self)
 
@@ -211,11 +210,7 @@ def _shared_only(cls: type, protocol: type, missing: list[str]) -> bool:
     it (``map_chat_request`` is both the chat's and the stream's mapper): that is no part."""
     present = set(members(protocol)) - set(missing)
     others = {
-        name
-        for other in WIRES
-        if other is not protocol
-        for name in members(other)
-        if callable(getattr(cls, name, None))
+        name for other in WIRES if other is not protocol for name in set(members(other)) - set(lacking(cls, other))
     }
     return present <= others
 
