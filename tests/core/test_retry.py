@@ -1,4 +1,4 @@
-"""RetryPolicy, and its use by BaseProvider._execute (attempts counted on a scripted fake)."""
+"""RetryPolicy, and its use by CallExecutor.execute (attempts counted on a scripted fake)."""
 
 from __future__ import annotations
 

@@ -36,6 +36,7 @@ from llm_core.errors import InvalidInputError, LLMError, UnsupportedFeatureError
 from llm_core.features import Feature
 from llm_core.operation import Cost
 from llm_core.provider import BaseProvider
+from llm_core.provider.execution import CallExecutor
 from llm_core.responses import decode_json
 from llm_core.wire import CHAT, EMBEDDINGS, Route
 
@@ -63,7 +64,7 @@ class BatchAPI(ABC):
         self.identifier = provider.identifier
 
     @property
-    def executor(self) -> Any:
+    def executor(self) -> CallExecutor:
         """The provider's call executor (retries, error mapping, observers)."""
         return self.provider.executor
 
