@@ -35,24 +35,44 @@ ROOT = Path(__file__).resolve().parent.parent
 #: they run only when installed observers listen).
 SOURCES = (ROOT / "core" / "src", ROOT / "plugins" / "gemini" / "src", ROOT / "plugins" / "openai" / "src")
 
-#: Measure → (most project files, most changes of file): what the path measures now, with a
-#: little room (a dependency's release may route one more call through the transport's guard),
-#: so that it cannot grow back unnoticed. Before the provider was composed the same measures were
-#: 25/67, 21/67, 23/74 and 34/192; the aim is 12/24 per call and 18 files for a router stream.
+#: The project files the HTTP library drives: how often it enters the guarded transport (once per
+#: piece of body it reads) is that library's choice, and changes from one of its releases to the
+#: next; the limits below leave these files out.
+HTTP_DRIVEN = "llm_core/transport/"
+#: Measure → (most project files, most changes of file) outside :data:`HTTP_DRIVEN`: what the path
+#: measures now, so that it cannot grow back unnoticed. With the transport counted, the whole
+#: paths were 25/67, 21/67, 23/74 and 34/192 before the provider was composed, and are printed
+#: beside these; the aim is 12/24 per call and 18 files for a router stream.
 LIMITS: dict[str, tuple[int, int]] = {
-    "gemini chat_completion": (26, 57),
-    "openai chat_completion": (23, 55),
-    "openai-chat chat_completion": (25, 63),
-    "openai router stream": (36, 189),
+    "gemini chat_completion": (23, 43),
+    "openai chat_completion": (20, 41),
+    "openai-chat chat_completion": (22, 49),
+    "openai router stream": (33, 157),
 }
 
 
 @dataclass(frozen=True)
 class Path_:
-    """The project files one call ran in, in order of first use, and its changes of file."""
+    """The project files one call entered, in order (a file entered again after another is
+    listed again): its files and its changes of file."""
 
-    files: tuple[str, ...]
-    changes: int
+    sequence: tuple[str, ...]
+
+    @property
+    def files(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(self.sequence))
+
+    @property
+    def changes(self) -> int:
+        return max(len(self.sequence) - 1, 0)
+
+    def without(self, prefix: str) -> Path_:
+        """The same path with the files under ``prefix`` left out."""
+        kept: list[str] = []
+        for name in self.sequence:
+            if not name.startswith(prefix) and kept[-1:] != [name]:
+                kept.append(name)
+        return Path_(tuple(kept))
 
     def as_dict(self) -> dict[str, Any]:
         return {"files": len(self.files), "changes": self.changes, "paths": list(self.files)}
@@ -93,8 +113,7 @@ def measure(run: Callable[[], object]) -> Path_:
     run()
     with traced() as seen:
         run()
-    files = tuple(dict.fromkeys(seen))
-    return Path_(files, max(len(seen) - 1, 0))
+    return Path_(tuple(seen))
 
 
 @contextmanager
@@ -141,9 +160,10 @@ def _measures(url: str) -> dict[str, Path_]:
 
 
 def over_limits(found: dict[str, Path_]) -> list[str]:
-    """The measures beyond their limits, said in words."""
+    """The measures beyond their limits (the files the HTTP library drives left out), in words."""
     problems = []
-    for name, path in found.items():
+    for name, whole in found.items():
+        path = whole.without(HTTP_DRIVEN)
         most_files, most_changes = LIMITS[name]
         if len(path.files) > most_files or path.changes > most_changes:
             problems.append(
@@ -168,7 +188,11 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps({name: path.as_dict() for name, path in found.items()}, indent=2))
     else:
         for name, path in found.items():
-            print(f"{name:32} {len(path.files):3} files {path.changes:4} changes of file")
+            own = path.without(HTTP_DRIVEN)
+            print(
+                f"{name:32} {len(path.files):3} files {path.changes:4} changes of file"
+                f" ({len(own.files)} / {own.changes} without the transport)"
+            )
     problems = over_limits(found)
     for problem in problems:
         print(f"over the limit: {problem}", file=sys.stderr)

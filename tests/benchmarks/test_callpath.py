@@ -29,5 +29,11 @@ def test_calls_within_one_file_are_no_change_and_files_outside_the_project_do_no
     from llm_core.features import Feature, parse_features
 
     path = callpath.measure(lambda: parse_features(["vision", "Streaming"]))  # Feature.parse, same module
-    assert path == callpath.Path_(("llm_core/features.py",), 0)
-    assert callpath.measure(lambda: sorted([Feature.CHAT])) == callpath.Path_((), 0)
+    assert (path.files, path.changes) == (("llm_core/features.py",), 0)
+    assert callpath.measure(lambda: sorted([Feature.CHAT])).files == ()
+
+
+def test_a_path_without_the_transport_joins_what_the_transport_cut_in_two() -> None:
+    path = callpath.Path_(("a.py", "llm_core/transport/guard.py", "a.py", "b.py"))
+    assert (len(path.files), path.changes) == (3, 3)
+    assert path.without(callpath.HTTP_DRIVEN) == callpath.Path_(("a.py", "b.py"))
